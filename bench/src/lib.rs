@@ -1,0 +1,40 @@
+//! Shared helpers for the benchmarks: where the benchmark documents are.
+
+use std::path::PathBuf;
+
+/// The shared corpus: `$VTDX_CORPUS`, else `../shared/corpus` beside the repository.
+pub fn corpus_dir() -> PathBuf {
+    if let Ok(p) = std::env::var("VTDX_CORPUS") {
+        return PathBuf::from(p);
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
+}
+
+/// The benchmark documents: (short name, bytes). Panics with a clear message when
+/// the corpus is missing: benchmarks never run on nothing.
+pub fn documents() -> Vec<(String, Vec<u8>)> {
+    let root = corpus_dir().join("bench");
+    let files = [
+        "generated/po_small.xml",
+        "generated/po_medium.xml",
+        "generated/po_big.xml",
+        "generated/po_16mb.xml",
+        "generated/soap_wss_2k.xml",
+        "generated/soap_big.xml",
+        "generated/attrs_heavy.xml",
+        "generated/play_text.xml",
+        "classic/much_ado.xml",
+        "classic/periodic_table.xml",
+        "soap/plain-soap-1.1.xml",
+        "xmark/xmark-f0.01.xml",
+    ];
+    files
+        .iter()
+        .map(|f| {
+            let p = root.join(f);
+            let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("benchmark document {} is missing: {e} (set VTDX_CORPUS)", p.display()));
+            let name = f.rsplit('/').next().unwrap_or(f).trim_end_matches(".xml").to_string();
+            (name, bytes)
+        })
+        .collect()
+}

@@ -1,0 +1,191 @@
+//! Character classes of XML 1.0 (Fifth Edition): names, whitespace, `Char`.
+//!
+//! ASCII bytes are classified with a 256-entry table; non-ASCII code points
+//! with the range lists of productions [4] and [4a]. The input has already been
+//! validated as UTF-8 and checked against `Char` (see `input.rs`), so decoding
+//! here never fails on validated input.
+
+/// Byte class bits.
+pub(crate) const NAME_START: u8 = 1;
+pub(crate) const NAME_CHAR: u8 = 2;
+pub(crate) const WS: u8 = 4;
+/// Bytes that end a run of plain attribute-value bytes: `<`, `&`, quotes, whitespace, and non-ASCII is fine.
+pub(crate) const ATTR_SPECIAL: u8 = 8;
+
+const fn build_table() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        let mut v = 0;
+        if b.is_ascii_alphabetic() || b == b'_' || b == b':' {
+            v |= NAME_START | NAME_CHAR;
+        }
+        if b.is_ascii_digit() || b == b'-' || b == b'.' {
+            v |= NAME_CHAR;
+        }
+        if b >= 0x80 {
+            // non-ASCII: decided by decoding; mark as "maybe" via NAME_CHAR|NAME_START
+            // bits being absent, handled by the slow path.
+        }
+        if b == b' ' || b == b'\t' || b == b'\n' || b == b'\r' {
+            v |= WS;
+        }
+        if b == b'<' || b == b'&' || b == b'"' || b == b'\'' || b == b'\t' || b == b'\n' || b == b'\r' {
+            v |= ATTR_SPECIAL;
+        }
+        t[i] = v;
+        i += 1;
+    }
+    t
+}
+
+/// The byte class table.
+pub(crate) static CLASS: [u8; 256] = build_table();
+
+#[inline(always)]
+pub(crate) fn is_ws(b: u8) -> bool {
+    CLASS[b as usize] & WS != 0
+}
+
+/// Production [4] NameStartChar.
+pub fn is_name_start_char(c: char) -> bool {
+    let c = c as u32;
+    if c < 0x80 {
+        return CLASS[c as usize] & NAME_START != 0;
+    }
+    matches!(c,
+        0xC0..=0xD6 | 0xD8..=0xF6 | 0xF8..=0x2FF | 0x370..=0x37D | 0x37F..=0x1FFF
+        | 0x200C..=0x200D | 0x2070..=0x218F | 0x2C00..=0x2FEF | 0x3001..=0xD7FF
+        | 0xF900..=0xFDCF | 0xFDF0..=0xFFFD | 0x10000..=0xEFFFF)
+}
+
+/// Production [4a] NameChar.
+pub fn is_name_char(c: char) -> bool {
+    let u = c as u32;
+    if u < 0x80 {
+        return CLASS[u as usize] & NAME_CHAR != 0;
+    }
+    is_name_start_char(c) || u == 0xB7 || (0x300..=0x36F).contains(&u) || (0x203F..=0x2040).contains(&u)
+}
+
+/// Production [2] Char.
+pub fn is_xml_char(c: u32) -> bool {
+    matches!(c, 0x9 | 0xA | 0xD | 0x20..=0xD7FF | 0xE000..=0xFFFD | 0x10000..=0x10FFFF)
+}
+
+/// Decodes the UTF-8 scalar at `pos` of already-validated text. Returns the char
+/// and its length in bytes. `pos` must be at a character boundary and in range.
+#[inline]
+pub(crate) fn decode_at(text: &[u8], pos: usize) -> (char, usize) {
+    let b0 = text[pos];
+    if b0 < 0x80 {
+        return (b0 as char, 1);
+    }
+    let n = crate::error::utf8_len(b0);
+    let end = (pos + n).min(text.len());
+    match std::str::from_utf8(&text[pos..end]).ok().and_then(|s| s.chars().next()) {
+        Some(c) => (c, n),
+        None => ('\u{FFFD}', 1),
+    }
+}
+
+/// Scans a `Name` starting at `pos`. Returns the end offset, or `None` when the
+/// character at `pos` cannot start a name. Stops at the first non-name character.
+#[inline]
+pub(crate) fn scan_name(text: &[u8], pos: usize) -> Option<usize> {
+    let mut i = pos;
+    // first char
+    let b = *text.get(i)?;
+    if b < 0x80 {
+        if CLASS[b as usize] & NAME_START == 0 {
+            return None;
+        }
+        i += 1;
+    } else {
+        let (c, n) = decode_at(text, i);
+        if !is_name_start_char(c) {
+            return None;
+        }
+        i += n;
+    }
+    loop {
+        match text.get(i) {
+            Some(&b) if b < 0x80 => {
+                if CLASS[b as usize] & NAME_CHAR == 0 {
+                    return Some(i);
+                }
+                i += 1;
+            }
+            Some(_) => {
+                let (c, n) = decode_at(text, i);
+                if !is_name_char(c) {
+                    return Some(i);
+                }
+                i += n;
+            }
+            None => return Some(i),
+        }
+    }
+}
+
+/// Scans an `Nmtoken` (one or more NameChar) starting at `pos`.
+pub(crate) fn scan_nmtoken(text: &[u8], pos: usize) -> Option<usize> {
+    let mut i = pos;
+    while i < text.len() {
+        let (c, n) = decode_at(text, i);
+        if !is_name_char(c) {
+            break;
+        }
+        i += n;
+    }
+    if i == pos {
+        None
+    } else {
+        Some(i)
+    }
+}
+
+
+/// True when all of `s` matches the Name production.
+pub fn is_name(s: &[u8]) -> bool {
+    !s.is_empty() && scan_name(s, 0) == Some(s.len())
+}
+
+/// Skips XML whitespace (S) from `pos`; returns the first non-whitespace offset.
+#[inline(always)]
+pub(crate) fn skip_ws(text: &[u8], mut pos: usize) -> usize {
+    while pos < text.len() && is_ws(text[pos]) {
+        pos += 1;
+    }
+    pos
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert!(is_name(b"abc"));
+        assert!(is_name(b"_a-b.c:d"));
+        assert!(is_name("élan".as_bytes()));
+        assert!(!is_name(b"1abc"));
+        assert!(!is_name(b"-abc"));
+        assert!(!is_name(b""));
+        assert!(!is_name("a\u{D7}".as_bytes())); // × is not a name char
+        assert!(is_name("a\u{B7}".as_bytes()));
+        assert!(!is_name("\u{B7}a".as_bytes()));
+        assert_eq!(scan_name(b"ab cd", 0), Some(2));
+        assert_eq!(scan_nmtoken(b"12a b", 0), Some(3));
+    }
+
+    #[test]
+    fn chars() {
+        assert!(is_xml_char(0x9));
+        assert!(!is_xml_char(0x0));
+        assert!(!is_xml_char(0xFFFE));
+        assert!(!is_xml_char(0xD800));
+        assert!(is_xml_char(0x10FFFF));
+    }
+}

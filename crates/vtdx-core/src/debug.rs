@@ -1,0 +1,54 @@
+//! A readable dump of the token index, in the format `docs/index-format.md` uses.
+
+use std::io::{self, Write};
+
+use crate::document::Document;
+use crate::error::snippet;
+use crate::index::*;
+
+/// Writes one line per record: word index, kind, the record's words, and the bytes it points at.
+pub fn dump_index<W: Write>(doc: &Document<'_>, mut w: W) -> io::Result<()> {
+    let t = doc.tape();
+    let text = doc.text();
+    writeln!(w, "{:>6}  {:<7} {:<40} bytes", "word", "kind", "fields")?;
+    let mut i = 0usize;
+    while i < t.len() {
+        let k = kind_of(t[i]);
+        let sym = t[i] & PAYLOAD_MASK;
+        let n = words_of(k) as usize;
+        let (name, fields, span) = match k {
+            K_ELEM => (
+                "elem",
+                format!("sym={} off={} next={} parent={} end={}", sym, t[i + 1], t[i + 2], fmt_parent(t[i + 3]), t[i + 4]),
+                (t[i + 1] as usize, t[i + 4] as usize),
+            ),
+            K_ATTR | K_NSDECL => {
+                let off = t[i + 1] as usize;
+                let qlen = doc.names().qname(sym).len();
+                (if k == K_ATTR { "attr" } else { "nsdecl" }, format!("sym={} off={}", sym, off), (off, off + qlen))
+            }
+            _ => (
+                match k {
+                    K_COMMENT => "comment",
+                    K_PI => "pi",
+                    _ => "cdata",
+                },
+                format!("off={} end={} parent={}", t[i + 1], t[i + 2], fmt_parent(t[i + 3])),
+                (t[i + 1] as usize, t[i + 2] as usize),
+            ),
+        };
+        let shown = snippet(&text[span.0..span.1.min(text.len())], 40).replace('\n', "\\n");
+        writeln!(w, "{:>6}  {:<7} {:<40} {}", i, name, fields, shown)?;
+        i += n;
+    }
+    writeln!(w, "{} words ({} bytes) for {} input bytes", t.len(), t.len() * 4, text.len())?;
+    Ok(())
+}
+
+fn fmt_parent(p: u32) -> String {
+    if p == NONE {
+        "-".into()
+    } else {
+        p.to_string()
+    }
+}

@@ -1,0 +1,48 @@
+//! # vtdx-core
+//!
+//! A non-extractive XML 1.0 parser. The document stays as bytes; a compact
+//! token index (the *tape*, see `docs/index-format.md`) describes its
+//! structure. Nothing is copied or decoded until someone asks: names are
+//! interned symbols, text and attribute values are decoded lazily and borrowed
+//! when no decoding is needed.
+//!
+//! ```
+//! use vtdx_core::Document;
+//!
+//! let doc = Document::parse(br#"<po xmlns="urn:po"><item n="1">Can</item></po>"#)?;
+//! let item = doc.root_element().first_element_child().unwrap();
+//! assert_eq!(item.local_name(), "item");
+//! assert_eq!(item.namespace_uri(), Some("urn:po"));
+//! assert_eq!(item.attribute("n").as_deref(), Some("1"));
+//! assert_eq!(item.text().as_deref(), Some("Can"));
+//! # Ok::<(), vtdx_core::Error>(())
+//! ```
+//!
+//! Parsing checks full well-formedness (XML 1.0 Fifth Edition) and namespace
+//! well-formedness (Namespaces in XML 1.0). External entities and external DTD
+//! subsets are never fetched. Limits on depth, attributes, name length,
+//! document size and entity expansion are on by default ([`Limits`]).
+
+#![deny(unsafe_code)]
+
+mod chars;
+pub mod debug;
+pub mod dtd;
+mod document;
+mod error;
+mod index;
+pub mod input;
+mod names;
+mod options;
+mod parser;
+mod text;
+mod write;
+
+pub use chars::{is_name, is_name_char, is_name_start_char, is_xml_char};
+pub use document::{Children, Descendants, Document, Node, NodeId, NodeKind};
+pub use error::{line_column, Error, ErrorKind, LimitKind};
+pub use input::SourceEncoding;
+pub use names::{Names, NsId, Sym, NS_NONE, NS_XML, NS_XMLNS, XMLNS_NAMESPACE, XML_NAMESPACE};
+pub use options::{ExternalEntityPolicy, Limits, ParseOptions};
+pub use parser::{Parser, XmlDecl};
+pub use write::write_pretty;

@@ -1,0 +1,355 @@
+//! Interned names.
+//!
+//! Every element and attribute name is interned twice during parsing:
+//!
+//! * as a **qualified name** ([`QNameId`]): the bytes as written, `p:local`;
+//! * as a **symbol** ([`Sym`]): the pair (qualified name, namespace URI).
+//!
+//! The token index stores the symbol, so a name test against an expanded name
+//! `{uri}local` or a qualified name is an integer comparison once the matching
+//! symbols are known (see [`Names::syms_matching`]).
+
+use std::collections::HashMap;
+
+/// Id of an interned namespace URI. `0` is "no namespace".
+pub type NsId = u32;
+/// No namespace.
+pub const NS_NONE: NsId = 0;
+/// `http://www.w3.org/XML/1998/namespace`, bound to the `xml` prefix.
+pub const NS_XML: NsId = 1;
+/// `http://www.w3.org/2000/xmlns/`, the namespace of namespace declarations.
+pub const NS_XMLNS: NsId = 2;
+/// The URI bound to `xml:`.
+pub const XML_NAMESPACE: &str = "http://www.w3.org/XML/1998/namespace";
+/// The URI of `xmlns` attributes.
+pub const XMLNS_NAMESPACE: &str = "http://www.w3.org/2000/xmlns/";
+
+/// Id of an interned qualified name.
+pub type QNameId = u32;
+/// An interned (qualified name, namespace) pair: what the token index stores.
+///
+/// Symbols fit in 28 bits (the index packs a 4-bit kind beside them); a document
+/// with more than 2^27 distinct names is refused with
+/// [`crate::LimitKind::IndexCapacity`].
+pub type Sym = u32;
+
+pub(crate) const MAX_SYMS: u32 = 1 << 27;
+pub(crate) const NO_PREFIX: QNameId = u32::MAX;
+
+#[derive(Debug, Clone)]
+pub(crate) struct QNameInfo {
+    pub bytes: Box<str>,
+    /// Length of the prefix in bytes (0 when there is none).
+    pub prefix_len: u32,
+    /// The prefix, interned as a qualified name (NO_PREFIX when none).
+    pub prefix: QNameId,
+    /// Last symbol made for this qname and its namespace: the usual case is one URI per qname.
+    pub last_ns: NsId,
+    pub last_sym: Sym,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SymInfo {
+    pub qname: QNameId,
+    pub ns: NsId,
+}
+
+/// A small direct-mapped cache in front of the qname hash map.
+const CACHE_SIZE: usize = 256;
+
+/// The name tables of one document.
+#[derive(Debug, Clone)]
+pub struct Names {
+    pub(crate) qnames: Vec<QNameInfo>,
+    pub(crate) qname_map: HashMap<Box<[u8]>, QNameId, BuildFx>,
+    pub(crate) syms: Vec<SymInfo>,
+    pub(crate) sym_map: HashMap<(QNameId, NsId), Sym, BuildFx>,
+    pub(crate) ns: Vec<Box<str>>,
+    pub(crate) ns_map: HashMap<Box<str>, NsId, BuildFx>,
+    cache: Vec<CacheEntry>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CacheEntry {
+    w0: u64,
+    w1: u64,
+    len: u32,
+    id: QNameId,
+}
+
+const EMPTY_ENTRY: CacheEntry = CacheEntry { w0: 0, w1: 0, len: u32::MAX, id: 0 };
+
+/// The bytes of a name of at most 16 bytes as two little-endian words, zero-padded.
+#[inline(always)]
+pub(crate) fn load16(b: &[u8]) -> (u64, u64) {
+    let mut buf = [0u8; 16];
+    buf[..b.len()].copy_from_slice(b);
+    (u64::from_le_bytes(buf[..8].try_into().unwrap_or([0; 8])), u64::from_le_bytes(buf[8..].try_into().unwrap_or([0; 8])))
+}
+
+impl Default for Names {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Names {
+    pub(crate) fn new() -> Self {
+        let mut n = Names {
+            qnames: Vec::new(),
+            qname_map: HashMap::with_hasher(BuildFx),
+            syms: Vec::new(),
+            sym_map: HashMap::with_hasher(BuildFx),
+            ns: Vec::new(),
+            ns_map: HashMap::with_hasher(BuildFx),
+            cache: Vec::new(),
+        };
+        n.reset();
+        n
+    }
+
+    /// Empties the tables, keeping their allocations.
+    pub(crate) fn reset(&mut self) {
+        self.qnames.clear();
+        self.qname_map.clear();
+        self.syms.clear();
+        self.sym_map.clear();
+        self.ns.clear();
+        self.ns_map.clear();
+        self.cache.clear();
+        self.cache.resize(CACHE_SIZE, EMPTY_ENTRY);
+        for u in ["", XML_NAMESPACE, XMLNS_NAMESPACE] {
+            self.intern_ns(u);
+        }
+    }
+
+    /// Interns a namespace URI.
+    pub(crate) fn intern_ns(&mut self, uri: &str) -> NsId {
+        if let Some(&id) = self.ns_map.get(uri) {
+            return id;
+        }
+        let id = self.ns.len() as NsId;
+        self.ns.push(uri.into());
+        self.ns_map.insert(uri.into(), id);
+        id
+    }
+
+    /// Interns a qualified name whose syntax has already been checked.
+    #[inline]
+    pub(crate) fn intern_qname(&mut self, name: &[u8]) -> QNameId {
+        if name.len() <= 16 {
+            // Short names (almost all): the cache slot holds the name's bytes, so a hit
+            // costs two word compares and no pointer chase.
+            let (w0, w1) = load16(name);
+            let h = (w0 ^ w1.rotate_left(17) ^ name.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let slot = (h >> 55) as usize & (CACHE_SIZE - 1);
+            let c = self.cache[slot];
+            if c.w0 == w0 && c.w1 == w1 && c.len == name.len() as u32 {
+                return c.id;
+            }
+            let id = self.intern_qname_slow(name);
+            self.cache[slot] = CacheEntry { w0, w1, len: name.len() as u32, id };
+            return id;
+        }
+        self.intern_qname_slow(name)
+    }
+
+    fn intern_qname_slow(&mut self, name: &[u8]) -> QNameId {
+        if let Some(&id) = self.qname_map.get(name) {
+            return id;
+        }
+        let colon = memchr::memchr(b':', name);
+        let (prefix_len, prefix) = match colon {
+            Some(c) if c > 0 && c + 1 < name.len() => {
+                let p = self.intern_qname_slow(&name[..c]);
+                (c as u32, p)
+            }
+            _ => (0, NO_PREFIX),
+        };
+        let id = self.qnames.len() as QNameId;
+        // SAFETY-free: names come from validated UTF-8 and end at character boundaries.
+        let s = String::from_utf8_lossy(name).into_owned().into_boxed_str();
+        self.qnames.push(QNameInfo { bytes: s, prefix_len, prefix, last_ns: u32::MAX, last_sym: 0 });
+        self.qname_map.insert(name.into(), id);
+        id
+    }
+
+    /// The symbol for (qname, ns), made on first use. `None` past [`MAX_SYMS`].
+    #[inline]
+    pub(crate) fn sym(&mut self, q: QNameId, ns: NsId) -> Option<Sym> {
+        let info = &self.qnames[q as usize];
+        if info.last_ns == ns {
+            return Some(info.last_sym);
+        }
+        let s = match self.sym_map.get(&(q, ns)) {
+            Some(&s) => s,
+            None => {
+                let s = self.syms.len() as Sym;
+                if s >= MAX_SYMS {
+                    return None;
+                }
+                self.syms.push(SymInfo { qname: q, ns });
+                self.sym_map.insert((q, ns), s);
+                s
+            }
+        };
+        let info = &mut self.qnames[q as usize];
+        info.last_ns = ns;
+        info.last_sym = s;
+        Some(s)
+    }
+
+    /// The qualified name of a symbol, as written.
+    pub fn qname(&self, s: Sym) -> &str {
+        &self.qnames[self.syms[s as usize].qname as usize].bytes
+    }
+    /// The prefix of a symbol's qualified name ("" when none).
+    pub fn prefix(&self, s: Sym) -> &str {
+        let q = &self.qnames[self.syms[s as usize].qname as usize];
+        &q.bytes[..q.prefix_len as usize]
+    }
+    /// The local part of a symbol's qualified name.
+    pub fn local(&self, s: Sym) -> &str {
+        let q = &self.qnames[self.syms[s as usize].qname as usize];
+        if q.prefix_len == 0 {
+            &q.bytes
+        } else {
+            &q.bytes[q.prefix_len as usize + 1..]
+        }
+    }
+    /// The namespace id of a symbol.
+    pub fn ns_id(&self, s: Sym) -> NsId {
+        self.syms[s as usize].ns
+    }
+    /// The namespace URI of a symbol ("" for none).
+    pub fn ns_uri(&self, s: Sym) -> &str {
+        &self.ns[self.syms[s as usize].ns as usize]
+    }
+    /// A namespace URI by id.
+    pub fn ns_by_id(&self, id: NsId) -> &str {
+        &self.ns[id as usize]
+    }
+    /// The id of a namespace URI if the document uses it.
+    pub fn find_ns(&self, uri: &str) -> Option<NsId> {
+        self.ns_map.get(uri).copied()
+    }
+    /// Number of symbols.
+    pub fn sym_count(&self) -> usize {
+        self.syms.len()
+    }
+    /// Every symbol whose expanded name is (`ns`, `local`); `local == None` matches any local name.
+    pub fn syms_matching(&self, ns: Option<&str>, local: Option<&str>) -> Vec<Sym> {
+        let ns_id = match ns {
+            Some(u) => match self.find_ns(u) {
+                Some(id) => Some(id),
+                None => return Vec::new(),
+            },
+            None => None,
+        };
+        (0..self.syms.len() as Sym)
+            .filter(|&s| ns_id.is_none_or(|id| self.ns_id(s) == id) && local.is_none_or(|l| self.local(s) == l))
+            .collect()
+    }
+    /// Every symbol whose qualified name is `qname`.
+    pub fn syms_with_qname(&self, qname: &str) -> Vec<Sym> {
+        match self.qname_map.get(qname.as_bytes()) {
+            None => Vec::new(),
+            Some(&q) => (0..self.syms.len() as Sym).filter(|&s| self.syms[s as usize].qname == q).collect(),
+        }
+    }
+    /// Drops the lookup cache (parser scratch, not part of a finished document's index).
+    pub(crate) fn take_cache(&mut self) -> Vec<CacheEntry> {
+        std::mem::take(&mut self.cache)
+    }
+    /// Gives back a cache allocation taken with [`Names::take_cache`].
+    pub(crate) fn give_cache(&mut self, c: Vec<CacheEntry>) {
+        self.cache = c;
+    }
+
+    /// Heap bytes held by the tables (approximate).
+    pub fn heap_bytes(&self) -> usize {
+        let q: usize = self.qnames.iter().map(|q| q.bytes.len() * 2 + 48).sum();
+        let n: usize = self.ns.iter().map(|u| u.len() * 2 + 40).sum();
+        q + n + self.syms.len() * 24 + self.cache.capacity() * std::mem::size_of::<CacheEntry>()
+    }
+}
+
+/// A small, fast, non-cryptographic hasher for the name maps (keys are names from
+/// one document; a hostile document can at worst slow its own parse, which the
+/// name-count and size limits bound).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BuildFx;
+
+impl std::hash::BuildHasher for BuildFx {
+    type Hasher = FxHasher;
+    fn build_hasher(&self) -> FxHasher {
+        FxHasher(0)
+    }
+}
+
+/// The hasher behind [`BuildFx`].
+#[derive(Debug, Clone, Copy)]
+pub struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let v = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
+            self.add(v);
+        }
+        let mut tail = 0u64;
+        for (i, &b) in chunks.remainder().iter().enumerate() {
+            tail |= (b as u64) << (i * 8);
+        }
+        self.add(tail ^ bytes.len() as u64);
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning() {
+        let mut n = Names::new();
+        let a = n.intern_qname(b"p:item");
+        let b = n.intern_qname(b"p:item");
+        assert_eq!(a, b);
+        let u = n.intern_ns("urn:x");
+        let s1 = n.sym(a, u).unwrap();
+        let s2 = n.sym(a, NS_NONE).unwrap();
+        assert_ne!(s1, s2);
+        assert_eq!(n.sym(a, u), Some(s1));
+        assert_eq!(n.qname(s1), "p:item");
+        assert_eq!(n.prefix(s1), "p");
+        assert_eq!(n.local(s1), "item");
+        assert_eq!(n.ns_uri(s1), "urn:x");
+        assert_eq!(n.syms_matching(Some("urn:x"), Some("item")), vec![s1]);
+        assert_eq!(n.syms_with_qname("p:item").len(), 2);
+    }
+}

@@ -1,0 +1,1040 @@
+//! The scanner: one pass over UTF-8 text that checks well-formedness and writes
+//! the token index.
+//!
+//! Character-level validity (UTF-8, the `Char` production) is checked before this
+//! pass by `input::validate_utf8_chars`, so the loops here only look for the
+//! bytes that start or end markup, with `memchr`.
+
+use std::collections::HashMap;
+
+use memchr::{memchr, memchr2, memchr3, memmem};
+
+use crate::chars::{is_name_char, is_name_start_char, is_ws, scan_name, skip_ws, decode_at};
+use crate::dtd::{self, Dtd, EntityValue, ExpansionBudget};
+use crate::error::{describe_at, snippet, Error, ErrorKind, LimitKind};
+use crate::index::*;
+use crate::names::{Names, NsId, QNameId, NO_PREFIX, NS_NONE, NS_XML, NS_XMLNS, XMLNS_NAMESPACE, XML_NAMESPACE};
+use crate::options::{ExternalEntityPolicy, ParseOptions};
+
+/// What the XML declaration said.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct XmlDecl {
+    /// `version`, e.g. "1.0".
+    pub version: String,
+    /// `encoding` as written, if present.
+    pub encoding: Option<String>,
+    /// `standalone`, if present.
+    pub standalone: Option<bool>,
+    /// Byte range of the declaration.
+    pub span: std::ops::Range<usize>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct OpenElem {
+    rec: u32,
+    name_start: u32,
+    name_len: u32,
+    bindings: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Binding {
+    prefix: QNameId,
+    ns: NsId,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct AttrScratch {
+    qid: QNameId,
+    name_off: u32,
+    name_end: u32,
+    val_start: u32,
+    val_end: u32,
+    ns: NsId,
+    is_decl: bool,
+}
+
+/// What the checker learned about an internal general entity.
+#[derive(Debug, Clone)]
+enum EntState {
+    /// Being checked: a reference reaching it again is recursion.
+    Checking,
+    Checked {
+        /// Bytes produced by expanding it fully.
+        size: u64,
+        /// Its expansion contains markup (`<`): the document must be expanded to index it.
+        markup: bool,
+        /// Content references in its replacement text to entities with markup: (start, end, name).
+        refs: Vec<(usize, usize, Box<str>)>,
+    },
+}
+
+/// The product of one parse.
+pub(crate) struct Parsed {
+    pub tape: Vec<u32>,
+    pub names: Names,
+    pub dtd: Option<Box<Dtd>>,
+    pub decl: Option<XmlDecl>,
+    pub root: u32,
+    /// Set when the document had to be expanded: the text the index describes.
+    pub expanded: Option<Vec<u8>>,
+}
+
+/// A reusable parser: keeps its allocations (token tape, name tables, stacks)
+/// between documents, the seeds' buffer-reuse mode.
+///
+/// ```
+/// let mut parser = vtdx_core::Parser::new();
+/// for msg in [&b"<a/>"[..], b"<b><c/></b>"] {
+///     let doc = parser.parse(msg).unwrap();
+///     assert!(doc.root_element().name().len() == 1);
+///     parser.recycle(doc); // hand the index allocation back
+/// }
+/// ```
+#[derive(Debug, Default)]
+pub struct Parser {
+    pub(crate) opts: ParseOptions,
+    pub(crate) tape_pool: Vec<u32>,
+    pub(crate) names_pool: Option<Names>,
+    cache_pool: Vec<crate::names::CacheEntry>,
+    st: State,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    stack: Vec<OpenElem>,
+    bindings: Vec<Binding>,
+    attrs: Vec<AttrScratch>,
+    qname_ok: Vec<u8>,
+    entities: HashMap<Box<str>, EntState>,
+    markup_refs: Vec<(usize, usize, Box<str>)>,
+    seen: HashMap<(QNameId, NsId), ()>,
+}
+
+struct Run<'p> {
+    opts: &'p ParseOptions,
+    st: &'p mut State,
+    tape: Vec<u32>,
+    names: Names,
+    dtd: Option<Box<Dtd>>,
+    budget: ExpansionBudget,
+    ns_on: bool,
+    q_xml: QNameId,
+    q_xmlns: QNameId,
+    /// Inside an entity's replacement text (checking it): tape writes are discarded.
+    fragment_depth: u32,
+    /// The document text is already expanded: references to markup entities cannot remain.
+    expanded: bool,
+}
+
+impl Parser {
+    /// A parser with default options.
+    pub fn new() -> Parser {
+        Parser::default()
+    }
+    /// A parser with the given options.
+    pub fn with_options(opts: ParseOptions) -> Parser {
+        Parser { opts, ..Parser::default() }
+    }
+    /// The options in use.
+    pub fn options(&self) -> &ParseOptions {
+        &self.opts
+    }
+
+    pub(crate) fn run(&mut self, text: &[u8]) -> Result<Parsed, Error> {
+        let limits = &self.opts.limits;
+        if text.len() as u64 > limits.max_document_size {
+            return Err(Error::at(
+                ErrorKind::LimitExceeded { limit: LimitKind::DocumentSize, value: text.len() as u64, max: limits.max_document_size },
+                text,
+                0,
+            ));
+        }
+        if text.len() > u32::MAX as usize - 1 {
+            return Err(Error::at(
+                ErrorKind::LimitExceeded { limit: LimitKind::DocumentSize, value: text.len() as u64, max: u32::MAX as u64 - 1 },
+                text,
+                0,
+            ));
+        }
+        let mut tape = std::mem::take(&mut self.tape_pool);
+        tape.clear();
+        // Typical documents need about one word per 5 input bytes.
+        tape.reserve(text.len() / 5 + 16);
+        let mut names = self.names_pool.take().unwrap_or_default();
+        names.give_cache(std::mem::take(&mut self.cache_pool));
+        names.reset();
+        let mut first = self.run_once(text, tape, names, false)?;
+        if self.st.markup_refs.is_empty() {
+            self.cache_pool = first.names.take_cache();
+            return Ok(first);
+        }
+        // Entities with markup are referenced in content: index the expanded text.
+        let expanded = self.expand(text, &first)?;
+        let tape = first.tape;
+        let names = first.names;
+        let mut second = self.run_once(&expanded, tape, names, true)?;
+        self.cache_pool = second.names.take_cache();
+        second.expanded = Some(expanded);
+        Ok(second)
+    }
+
+    fn run_once(&mut self, text: &[u8], tape: Vec<u32>, mut names: Names, expanded: bool) -> Result<Parsed, Error> {
+        let st = &mut self.st;
+        st.stack.clear();
+        st.bindings.clear();
+        st.attrs.clear();
+        st.qname_ok.clear();
+        st.entities.clear();
+        st.markup_refs.clear();
+        names.reset();
+        let q_xml = names.intern_qname(b"xml");
+        let q_xmlns = names.intern_qname(b"xmlns");
+        let mut tape = tape;
+        tape.clear();
+        let mut run = Run {
+            opts: &self.opts,
+            st,
+            tape,
+            names,
+            dtd: None,
+            budget: ExpansionBudget::new(&self.opts, text.len()),
+            ns_on: self.opts.namespaces,
+            q_xml,
+            q_xmlns,
+            fragment_depth: 0,
+            expanded,
+        };
+        let (decl, root) = run.document(text)?;
+        Ok(Parsed { tape: run.tape, names: run.names, dtd: run.dtd, decl, root, expanded: None })
+    }
+
+    /// Builds the text with every content reference to an entity with markup
+    /// replaced by its replacement text (recursively for nested markup entities).
+    fn expand(&mut self, text: &[u8], first: &Parsed) -> Result<Vec<u8>, Error> {
+        let dtd = first.dtd.as_deref();
+        let mut out = Vec::with_capacity(text.len() + 1024);
+        let mut last = 0;
+        let refs = std::mem::take(&mut self.st.markup_refs);
+        for (s, e, name) in &refs {
+            out.extend_from_slice(&text[last..*s]);
+            self.expand_entity(name, dtd, &mut out, 0, text, *s)?;
+            last = *e;
+        }
+        out.extend_from_slice(&text[last..]);
+        Ok(out)
+    }
+
+    fn expand_entity(&self, name: &str, dtd: Option<&Dtd>, out: &mut Vec<u8>, depth: u32, text: &[u8], at: usize) -> Result<(), Error> {
+        let repl = match dtd.and_then(|d| d.entity(name)).map(|e| &e.value) {
+            Some(EntityValue::Internal(r)) => r.as_bytes(),
+            _ => return Ok(()),
+        };
+        if depth > self.opts.limits.max_entity_depth || out.len() as u64 > self.opts.limits.max_entity_expansion_bytes + text.len() as u64 {
+            return Err(Error::at(
+                ErrorKind::LimitExceeded { limit: LimitKind::EntityExpansionBytes, value: out.len() as u64, max: self.opts.limits.max_entity_expansion_bytes },
+                text,
+                at,
+            ));
+        }
+        let refs = match self.st.entities.get(name) {
+            Some(EntState::Checked { refs, .. }) => refs.clone(),
+            _ => Vec::new(),
+        };
+        let mut last = 0;
+        for (s, e, inner) in &refs {
+            out.extend_from_slice(&repl[last..*s]);
+            self.expand_entity(inner, dtd, out, depth + 1, text, at)?;
+            last = *e;
+        }
+        out.extend_from_slice(&repl[last..]);
+        Ok(())
+    }
+}
+
+#[inline(never)]
+#[cold]
+fn err(kind: ErrorKind, t: &[u8], at: usize) -> Error {
+    Error::at(kind, t, at)
+}
+
+fn unexpected(t: &[u8], at: usize, expected: &'static str) -> Error {
+    if at >= t.len() {
+        return err(ErrorKind::UnexpectedEof { expected }, t, at);
+    }
+    err(ErrorKind::Unexpected { expected, found: describe_at(t, at) }, t, at)
+}
+
+fn syntax(t: &[u8], at: usize, detail: String) -> Error {
+    err(ErrorKind::Syntax { detail }, t, at)
+}
+
+impl Run<'_> {
+    fn document(&mut self, t: &[u8]) -> Result<(Option<XmlDecl>, u32), Error> {
+        let mut pos = 0;
+        let mut decl = None;
+        if t.starts_with(b"<?xml") && t.get(5).is_some_and(|&b| is_ws(b) || b == b'?') {
+            let (d, p) = self.xml_decl(t)?;
+            decl = Some(d);
+            pos = p;
+        }
+        let standalone = decl.as_ref().and_then(|d| d.standalone).unwrap_or(false);
+        // prolog
+        let mut seen_doctype = false;
+        loop {
+            pos = skip_ws(t, pos);
+            if pos >= t.len() {
+                return Err(err(ErrorKind::UnexpectedEof { expected: "the root element" }, t, pos));
+            }
+            if t[pos] != b'<' {
+                return Err(unexpected(t, pos, "markup (`<`) before the root element"));
+            }
+            match t.get(pos + 1) {
+                Some(b'?') => pos = self.pi(t, pos, NONE)?,
+                Some(b'!') => {
+                    if t[pos..].starts_with(b"<!--") {
+                        pos = self.comment(t, pos, NONE)?;
+                    } else if t[pos..].starts_with(b"<!DOCTYPE") {
+                        if seen_doctype {
+                            return Err(syntax(t, pos, "a second document type declaration".into()));
+                        }
+                        seen_doctype = true;
+                        let (d, p) = dtd::parse_doctype(t, pos, standalone, self.opts, &mut self.budget)?;
+                        self.dtd = Some(Box::new(d));
+                        pos = p;
+                    } else {
+                        return Err(syntax(t, pos, format!("expected a comment or document type declaration, found `{}`", snippet(&t[pos..], 12))));
+                    }
+                }
+                _ => break,
+            }
+        }
+        let root = self.tape.len() as u32;
+        pos = self.content(t, pos, false)?;
+        // epilog
+        loop {
+            pos = skip_ws(t, pos);
+            if pos >= t.len() {
+                break;
+            }
+            if t[pos] != b'<' {
+                return Err(unexpected(t, pos, "only comments, processing instructions or whitespace after the root element"));
+            }
+            match t.get(pos + 1) {
+                Some(b'?') => pos = self.pi(t, pos, NONE)?,
+                Some(b'!') if t[pos..].starts_with(b"<!--") => pos = self.comment(t, pos, NONE)?,
+                _ => {
+                    return Err(syntax(t, pos, format!("content after the root element: `{}`", snippet(&t[pos..], 20))));
+                }
+            }
+        }
+        Ok((decl, root))
+    }
+
+    fn xml_decl(&mut self, t: &[u8]) -> Result<(XmlDecl, usize), Error> {
+        let derr = |at: usize, detail: &str| err(ErrorKind::XmlDeclaration { detail: detail.to_string() }, t, at);
+        let mut p = 5;
+        let mut d = XmlDecl::default();
+        let mut seen = 0u8; // 1 version, 2 encoding, 3 standalone
+        loop {
+            let ws = p;
+            p = skip_ws(t, p);
+            if t[p..].starts_with(b"?>") {
+                p += 2;
+                break;
+            }
+            if p >= t.len() {
+                return Err(err(ErrorKind::UnexpectedEof { expected: "`?>` closing the XML declaration" }, t, p));
+            }
+            if p == ws {
+                return Err(derr(p, "expected whitespace between pseudo-attributes"));
+            }
+            let ns = p;
+            let ne = scan_name(t, p).ok_or_else(|| derr(p, "expected `version`, `encoding` or `standalone`"))?;
+            let name = &t[ns..ne];
+            p = skip_ws(t, ne);
+            if t.get(p) != Some(&b'=') {
+                return Err(derr(p, "expected `=` after pseudo-attribute name"));
+            }
+            p = skip_ws(t, p + 1);
+            let q = match t.get(p) {
+                Some(&q @ (b'"' | b'\'')) => q,
+                _ => return Err(derr(p, "expected a quoted value")),
+            };
+            let vs = p + 1;
+            let ve = vs + memchr(q, &t[vs..]).ok_or_else(|| err(ErrorKind::UnexpectedEof { expected: "closing quote" }, t, vs))?;
+            let v = &t[vs..ve];
+            p = ve + 1;
+            match name {
+                b"version" if seen == 0 => {
+                    if !(v.len() > 2 && v.starts_with(b"1.") && v[2..].iter().all(u8::is_ascii_digit)) {
+                        return Err(derr(vs, &format!("version `{}` is not of the form `1.N`", snippet(v, 20))));
+                    }
+                    d.version = String::from_utf8_lossy(v).into_owned();
+                    seen = 1;
+                }
+                b"encoding" if seen == 1 => {
+                    let ok = !v.is_empty()
+                        && v[0].is_ascii_alphabetic()
+                        && v[1..].iter().all(|&b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-');
+                    if !ok {
+                        return Err(derr(vs, &format!("invalid encoding name `{}`", snippet(v, 40))));
+                    }
+                    d.encoding = Some(String::from_utf8_lossy(v).into_owned());
+                    seen = 2;
+                }
+                b"standalone" if seen >= 1 && seen < 3 => {
+                    d.standalone = Some(match v {
+                        b"yes" => true,
+                        b"no" => false,
+                        _ => return Err(derr(vs, "standalone must be `yes` or `no`")),
+                    });
+                    seen = 3;
+                }
+                _ if seen == 0 => return Err(derr(ns, "`version` must come first")),
+                _ => {
+                    return Err(derr(ns, &format!("unexpected pseudo-attribute `{}` (order is version, encoding, standalone)", snippet(name, 20))));
+                }
+            }
+        }
+        if seen == 0 {
+            return Err(derr(5, "missing `version`"));
+        }
+        d.span = 0..p;
+        Ok((d, p))
+    }
+
+    #[inline]
+    fn parent(&self) -> u32 {
+        self.st.stack.last().map_or(NONE, |o| o.rec)
+    }
+
+    fn check_tape(&self, t: &[u8], at: usize) -> Result<(), Error> {
+        if self.tape.len() >= MAX_TAPE_WORDS {
+            return Err(err(ErrorKind::LimitExceeded { limit: LimitKind::IndexCapacity, value: self.tape.len() as u64, max: MAX_TAPE_WORDS as u64 }, t, at));
+        }
+        Ok(())
+    }
+
+    fn comment(&mut self, t: &[u8], pos: usize, parent: u32) -> Result<usize, Error> {
+        let body = pos + 4;
+        let dd = memmem::find(&t[body..], b"--")
+            .ok_or_else(|| err(ErrorKind::UnexpectedEof { expected: "`-->` closing the comment" }, t, pos))?;
+        let at = body + dd;
+        if t.get(at + 2) != Some(&b'>') {
+            if at + 2 >= t.len() {
+                return Err(err(ErrorKind::UnexpectedEof { expected: "`-->` closing the comment" }, t, pos));
+            }
+            return Err(syntax(t, at, "`--` is not allowed inside a comment".into()));
+        }
+        let end = at + 3;
+        self.leaf(K_COMMENT, pos, end, parent);
+        Ok(end)
+    }
+
+    #[inline]
+    fn leaf(&mut self, kind: u32, start: usize, end: usize, parent: u32) {
+        if self.fragment_depth == 0 {
+            self.tape.extend_from_slice(&[kind << KIND_SHIFT, start as u32, end as u32, parent]);
+        }
+    }
+
+    fn pi(&mut self, t: &[u8], pos: usize, parent: u32) -> Result<usize, Error> {
+        let ns = pos + 2;
+        let ne = scan_name(t, ns).ok_or_else(|| unexpected(t, ns, "a processing instruction target"))?;
+        let target = &t[ns..ne];
+        if target.eq_ignore_ascii_case(b"xml") {
+            return Err(syntax(t, pos, "the processing instruction target `xml` is reserved (an XML declaration is only allowed at the very start)".into()));
+        }
+        if self.ns_on && memchr(b':', target).is_some() {
+            return Err(err(ErrorKind::InvalidName { name: snippet(target, 40) }, t, ns));
+        }
+        self.name_len_check(t, ns, ne)?;
+        let end = if t[ne..].starts_with(b"?>") {
+            ne + 2
+        } else {
+            if !t.get(ne).is_some_and(|&b| is_ws(b)) {
+                return Err(unexpected(t, ne, "whitespace or `?>` after the processing instruction target"));
+            }
+            ne + memmem::find(&t[ne..], b"?>").ok_or_else(|| err(ErrorKind::UnexpectedEof { expected: "`?>` closing the processing instruction" }, t, pos))? + 2
+        };
+        self.leaf(K_PI, pos, end, parent);
+        Ok(end)
+    }
+
+    fn name_len_check(&self, t: &[u8], s: usize, e: usize) -> Result<(), Error> {
+        let max = self.opts.limits.max_name_len;
+        if (e - s) as u64 > max as u64 {
+            return Err(err(ErrorKind::LimitExceeded { limit: LimitKind::NameLength, value: (e - s) as u64, max: max as u64 }, t, s));
+        }
+        Ok(())
+    }
+
+    /// Element content. Document mode (`fragment == false`): `pos` is at the root
+    /// element's `<`; returns the offset after its end tag. Fragment mode: parses
+    /// all of `t` as content (an entity's replacement text).
+    fn content(&mut self, t: &[u8], mut pos: usize, fragment: bool) -> Result<usize, Error> {
+        let base = self.st.stack.len();
+        if !fragment {
+            pos = self.start_tag(t, pos)?;
+            if self.st.stack.len() == base {
+                return Ok(pos);
+            }
+        }
+        loop {
+            // character data up to the next markup; most gaps are short (indentation,
+            // short values), so look at a few bytes before calling memchr3
+            let mut k = pos;
+            let stop = (pos + 16).min(t.len());
+            while k < stop && !matches!(t[k], b'<' | b'&' | b']') {
+                k += 1;
+            }
+            if k < stop && t[k] == b'<' {
+                pos = k;
+            } else { loop {
+                match memchr3(b'<', b'&', b']', &t[pos..]) {
+                    None => {
+                        if fragment && self.st.stack.len() == base {
+                            return Ok(t.len());
+                        }
+                        let name = self.st.stack.last().map_or(String::new(), |o| snippet(&t[o.name_start as usize..(o.name_start + o.name_len) as usize], 60));
+                        return Err(err(ErrorKind::UnclosedElement { name }, t, t.len()));
+                    }
+                    Some(i) => {
+                        pos += i;
+                        match t[pos] {
+                            b'<' => break,
+                            b'&' => pos = self.content_reference(t, pos)?,
+                            _ => {
+                                if t[pos..].starts_with(b"]]>") {
+                                    return Err(syntax(t, pos, "`]]>` is not allowed in character data".into()));
+                                }
+                                pos += 1;
+                            }
+                        }
+                    }
+                }
+            } }
+            // markup at pos
+            match t.get(pos + 1) {
+                Some(b'/') => {
+                    if self.st.stack.len() == base {
+                        let ne = scan_name(t, pos + 2).unwrap_or(pos + 2);
+                        return Err(err(ErrorKind::UnexpectedEndTag { found: snippet(&t[pos + 2..ne], 40) }, t, pos));
+                    }
+                    pos = self.end_tag(t, pos)?;
+                    if !fragment && self.st.stack.len() == base {
+                        return Ok(pos);
+                    }
+                }
+                Some(b'!') => {
+                    let parent = self.parent();
+                    if t[pos..].starts_with(b"<!--") {
+                        pos = self.comment(t, pos, parent)?;
+                    } else if t[pos..].starts_with(b"<![CDATA[") {
+                        let body = pos + 9;
+                        let e = memmem::find(&t[body..], b"]]>").ok_or_else(|| err(ErrorKind::UnexpectedEof { expected: "`]]>` closing the CDATA section" }, t, pos))?;
+                        let end = body + e + 3;
+                        self.leaf(K_CDATA, pos, end, parent);
+                        pos = end;
+                    } else {
+                        return Err(syntax(t, pos, format!("expected a comment or CDATA section, found `{}`", snippet(&t[pos..], 12))));
+                    }
+                }
+                Some(b'?') => {
+                    let parent = self.parent();
+                    pos = self.pi(t, pos, parent)?;
+                }
+                _ => {
+                    pos = self.start_tag(t, pos)?;
+                }
+            }
+            self.check_tape(t, pos)?;
+        }
+    }
+
+    #[inline]
+    fn qname_check(&mut self, t: &[u8], qid: QNameId, s: usize, e: usize) -> Result<(), Error> {
+        let i = qid as usize;
+        if i >= self.st.qname_ok.len() {
+            self.st.qname_ok.resize(i + 1, 0);
+        }
+        match self.st.qname_ok[i] {
+            1 => return Ok(()),
+            2 => return Err(err(ErrorKind::InvalidName { name: snippet(&t[s..e], 60) }, t, s)),
+            _ => {}
+        }
+        let name = &t[s..e];
+        let ok = match memchr(b':', name) {
+            None => true,
+            Some(c) => c > 0 && c + 1 < name.len() && memchr(b':', &name[c + 1..]).is_none() && {
+                let (ch, _) = decode_at(name, c + 1);
+                is_name_start_char(ch)
+            },
+        };
+        self.st.qname_ok[i] = if ok { 1 } else { 2 };
+        if ok {
+            Ok(())
+        } else {
+            Err(err(ErrorKind::InvalidName { name: snippet(name, 60) }, t, s))
+        }
+    }
+
+    fn start_tag(&mut self, t: &[u8], pos: usize) -> Result<usize, Error> {
+        let ns = pos + 1;
+        let ne = match scan_name(t, ns) {
+            Some(e) => e,
+            None => return Err(unexpected(t, ns, "an element name")),
+        };
+        self.name_len_check(t, ns, ne)?;
+        let qid = self.names.intern_qname(&t[ns..ne]);
+        if self.ns_on {
+            self.qname_check(t, qid, ns, ne)?;
+        }
+        if self.st.stack.len() as u64 >= self.opts.limits.max_depth as u64 {
+            return Err(err(ErrorKind::LimitExceeded { limit: LimitKind::Depth, value: self.st.stack.len() as u64 + 1, max: self.opts.limits.max_depth as u64 }, t, pos));
+        }
+        self.st.attrs.clear();
+        let mut p = ne;
+        let empty;
+        loop {
+            let ws = p;
+            p = skip_ws(t, p);
+            match t.get(p) {
+                Some(b'>') => {
+                    p += 1;
+                    empty = false;
+                    break;
+                }
+                Some(b'/') => {
+                    if t.get(p + 1) == Some(&b'>') {
+                        p += 2;
+                        empty = true;
+                        break;
+                    }
+                    return Err(unexpected(t, p + 1, "`>` after `/` in an empty-element tag"));
+                }
+                None => return Err(err(ErrorKind::UnexpectedEof { expected: "`>` closing the start tag" }, t, p)),
+                _ => {}
+            }
+            if p == ws {
+                return Err(unexpected(t, p, "whitespace, `>` or `/>` in the start tag"));
+            }
+            let an = p;
+            let ae = scan_name(t, an).ok_or_else(|| unexpected(t, an, "an attribute name, `>` or `/>`"))?;
+            self.name_len_check(t, an, ae)?;
+            p = skip_ws(t, ae);
+            if t.get(p) != Some(&b'=') {
+                return Err(unexpected(t, p, "`=` after the attribute name"));
+            }
+            p = skip_ws(t, p + 1);
+            let q = match t.get(p) {
+                Some(&q @ (b'"' | b'\'')) => q,
+                _ => return Err(unexpected(t, p, "a quoted attribute value")),
+            };
+            let vs = p + 1;
+            let ve = match memchr(q, &t[vs..]) {
+                Some(i) => vs + i,
+                None => return Err(err(ErrorKind::UnexpectedEof { expected: "the closing quote of the attribute value" }, t, vs)),
+            };
+            let value = &t[vs..ve];
+            if let Some(i) = memchr2(b'<', b'&', value) {
+                if let Some(lt) = memchr(b'<', value) {
+                    return Err(syntax(t, vs + lt, "`<` is not allowed in an attribute value".into()));
+                }
+                self.check_attr_refs(t, vs + i, ve)?;
+            }
+            let aq = self.names.intern_qname(&t[an..ae]);
+            if self.ns_on {
+                self.qname_check(t, aq, an, ae)?;
+            }
+            if self.st.attrs.len() as u64 >= self.opts.limits.max_attributes as u64 {
+                return Err(err(ErrorKind::LimitExceeded { limit: LimitKind::Attributes, value: self.st.attrs.len() as u64 + 1, max: self.opts.limits.max_attributes as u64 }, t, an));
+            }
+            let is_decl = self.ns_on && (aq == self.q_xmlns || self.names.qnames[aq as usize].prefix == self.q_xmlns);
+            self.st.attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: ve as u32, ns: NS_NONE, is_decl });
+            p = ve + 1;
+        }
+
+        let bind_base = self.st.bindings.len() as u32;
+        let ens = if !self.ns_on {
+            NS_NONE
+        } else if self.st.bindings.is_empty() && self.st.attrs.is_empty() && self.names.qnames[qid as usize].prefix == NO_PREFIX {
+            NS_NONE
+        } else {
+            self.namespaces(t, qid, ns)?
+        };
+        // attribute uniqueness: by qualified name, then by expanded name
+        let n = self.st.attrs.len();
+        if n > 1 {
+            self.unique_attrs(t)?;
+        }
+        let parent = self.parent();
+        let rec = self.tape.len() as u32;
+        if self.fragment_depth == 0 {
+            let sym = self.sym(t, qid, ens, pos)?;
+            self.tape.reserve(ELEM_WORDS as usize + ATTR_WORDS as usize * n);
+            self.tape.push((K_ELEM << KIND_SHIFT) | sym);
+            self.tape.push(pos as u32);
+            self.tape.push(0);
+            self.tape.push(parent);
+            self.tape.push(0);
+            for i in 0..n {
+                let a = self.st.attrs[i];
+                let s = self.sym(t, a.qid, a.ns, a.name_off as usize)?;
+                let k = if a.is_decl { K_NSDECL } else { K_ATTR };
+                self.tape.push((k << KIND_SHIFT) | s);
+                self.tape.push(a.name_off);
+            }
+        }
+        if empty {
+            if self.fragment_depth == 0 {
+                let r = rec as usize;
+                self.tape[r + 2] = self.tape.len() as u32;
+                self.tape[r + 4] = p as u32;
+            }
+            self.st.bindings.truncate(bind_base as usize);
+        } else {
+            self.st.stack.push(OpenElem { rec, name_start: ns as u32, name_len: (ne - ns) as u32, bindings: bind_base });
+        }
+        Ok(p)
+    }
+
+    #[inline]
+    fn sym(&mut self, t: &[u8], q: QNameId, ns: NsId, at: usize) -> Result<u32, Error> {
+        self.names.sym(q, ns).ok_or_else(|| {
+            err(ErrorKind::LimitExceeded { limit: LimitKind::IndexCapacity, value: crate::names::MAX_SYMS as u64, max: crate::names::MAX_SYMS as u64 }, t, at)
+        })
+    }
+
+    fn unique_attrs(&mut self, t: &[u8]) -> Result<(), Error> {
+        let attrs = &self.st.attrs;
+        let n = attrs.len();
+        if n <= 16 {
+            for i in 1..n {
+                for j in 0..i {
+                    let (a, b) = (&attrs[i], &attrs[j]);
+                    let same_q = a.qid == b.qid;
+                    let same_x = !same_q && self.ns_on && a.ns == b.ns && a.ns != NS_NONE && !a.is_decl && !b.is_decl && {
+                        let la = local_of(&t[a.name_off as usize..a.name_end as usize]);
+                        let lb = local_of(&t[b.name_off as usize..b.name_end as usize]);
+                        la == lb
+                    };
+                    if same_q || same_x {
+                        return Err(err(ErrorKind::DuplicateAttribute { name: snippet(&t[a.name_off as usize..a.name_end as usize], 60) }, t, a.name_off as usize));
+                    }
+                }
+            }
+            return Ok(());
+        }
+        let mut seen_q: HashMap<QNameId, (), crate::names::BuildFx> = HashMap::with_capacity_and_hasher(n, crate::names::BuildFx);
+        let mut seen_x: HashMap<(NsId, &[u8]), (), crate::names::BuildFx> = HashMap::with_hasher(crate::names::BuildFx);
+        for a in attrs {
+            let name = &t[a.name_off as usize..a.name_end as usize];
+            let dup = seen_q.insert(a.qid, ()).is_some()
+                || (self.ns_on && a.ns != NS_NONE && !a.is_decl && seen_x.insert((a.ns, local_of(name)), ()).is_some());
+            if dup {
+                return Err(err(ErrorKind::DuplicateAttribute { name: snippet(name, 60) }, t, a.name_off as usize));
+            }
+        }
+        self.st.seen.clear();
+        Ok(())
+    }
+
+    /// Namespace declarations and resolution for one start tag. Returns the element's namespace.
+    fn namespaces(&mut self, t: &[u8], qid: QNameId, name_at: usize) -> Result<NsId, Error> {
+        // declarations first
+        for i in 0..self.st.attrs.len() {
+            let a = self.st.attrs[i];
+            if !a.is_decl {
+                continue;
+            }
+            let raw = &t[a.val_start as usize..a.val_end as usize];
+            let uri: String = if memchr(b'&', raw).is_some() || memchr3(b'\t', b'\n', b'\r', raw).is_some() {
+                let s = std::str::from_utf8(raw).unwrap_or("");
+                dtd::normalize_attribute_value(s, t, a.val_start as usize, self.dtd.as_deref(), true, &mut self.budget, 0)?.into_owned()
+            } else {
+                String::from_utf8_lossy(raw).into_owned()
+            };
+            let prefix = if a.qid == self.q_xmlns { NO_PREFIX } else { self.names.intern_qname(local_of(&t[a.name_off as usize..a.name_end as usize])) };
+            let nerr = |detail: String| err(ErrorKind::ReservedNamespace { detail }, t, a.name_off as usize);
+            if prefix == self.q_xmlns {
+                return Err(nerr("the prefix `xmlns` must not be declared".into()));
+            }
+            if prefix == self.q_xml {
+                if uri != XML_NAMESPACE {
+                    return Err(nerr(format!("the prefix `xml` can only be bound to `{XML_NAMESPACE}`")));
+                }
+            } else if uri == XML_NAMESPACE {
+                return Err(nerr(format!("`{XML_NAMESPACE}` can only be bound to the prefix `xml`")));
+            }
+            if uri == XMLNS_NAMESPACE {
+                return Err(nerr(format!("`{XMLNS_NAMESPACE}` must not be declared")));
+            }
+            if prefix != NO_PREFIX && uri.is_empty() {
+                return Err(nerr(format!("the prefix `{}` cannot be undeclared (empty namespace name) in XML 1.0", self.names.qnames[prefix as usize].bytes)));
+            }
+            let id = if uri.is_empty() { NS_NONE } else { self.names.intern_ns(&uri) };
+            self.st.bindings.push(Binding { prefix, ns: id });
+            self.st.attrs[i].ns = NS_XMLNS;
+        }
+        let ens = self.resolve(t, qid, name_at, true)?;
+        for i in 0..self.st.attrs.len() {
+            let a = self.st.attrs[i];
+            if a.is_decl {
+                continue;
+            }
+            let ns = if self.names.qnames[a.qid as usize].prefix == NO_PREFIX { NS_NONE } else { self.resolve(t, a.qid, a.name_off as usize, false)? };
+            self.st.attrs[i].ns = ns;
+        }
+        Ok(ens)
+    }
+
+    #[inline]
+    fn resolve(&self, t: &[u8], qid: QNameId, at: usize, element: bool) -> Result<NsId, Error> {
+        let prefix = self.names.qnames[qid as usize].prefix;
+        if prefix == NO_PREFIX && !element {
+            return Ok(NS_NONE);
+        }
+        if prefix == self.q_xml {
+            return Ok(NS_XML);
+        }
+        if prefix == self.q_xmlns {
+            return Err(err(ErrorKind::ReservedNamespace { detail: "the prefix `xmlns` is reserved for namespace declarations".into() }, t, at));
+        }
+        for b in self.st.bindings.iter().rev() {
+            if b.prefix == prefix {
+                return Ok(b.ns);
+            }
+        }
+        if prefix == NO_PREFIX {
+            return Ok(NS_NONE);
+        }
+        let q = &self.names.qnames[qid as usize];
+        Err(err(ErrorKind::UndeclaredPrefix { prefix: q.bytes[..q.prefix_len as usize].to_string() }, t, at))
+    }
+
+    fn end_tag(&mut self, t: &[u8], pos: usize) -> Result<usize, Error> {
+        let open = match self.st.stack.last() {
+            Some(o) => *o,
+            None => return Err(syntax(t, pos, "end tag without a start tag".into())),
+        };
+        let ns = pos + 2;
+        let (os, ol) = (open.name_start as usize, open.name_len as usize);
+        let ne = ns + ol;
+        let matches = t.len() >= ne && same_bytes(&t[ns..ne], &t[os..os + ol]) && {
+            match t.get(ne) {
+                Some(&b) if b < 0x80 => crate::chars::CLASS[b as usize] & crate::chars::NAME_CHAR == 0,
+                Some(_) => !is_name_char(decode_at(t, ne).0),
+                None => true,
+            }
+        };
+        if !matches {
+            let fe = scan_name(t, ns).unwrap_or(ns);
+            if fe == ns {
+                return Err(unexpected(t, ns, "an element name in the end tag"));
+            }
+            return Err(err(
+                ErrorKind::MismatchedEndTag { expected: snippet(&t[os..os + ol], 60), found: snippet(&t[ns..fe], 60) },
+                t,
+                pos,
+            ));
+        }
+        let p = skip_ws(t, ne);
+        if t.get(p) != Some(&b'>') {
+            return Err(unexpected(t, p, "`>` closing the end tag"));
+        }
+        let end = p + 1;
+        self.st.stack.pop();
+        if self.fragment_depth == 0 {
+            let r = open.rec as usize;
+            self.tape[r + 2] = self.tape.len() as u32;
+            self.tape[r + 4] = end as u32;
+        }
+        self.st.bindings.truncate(open.bindings as usize);
+        Ok(end)
+    }
+
+    /// A character or entity reference in content, at `pos` (`&`). Returns the offset after `;`.
+    fn content_reference(&mut self, t: &[u8], pos: usize) -> Result<usize, Error> {
+        if t.get(pos + 1) == Some(&b'#') {
+            return char_ref(t, pos).map(|(_, e)| e);
+        }
+        let ns = pos + 1;
+        let ne = scan_name(t, ns).ok_or_else(|| unexpected(t, ns, "an entity name or `#` after `&`"))?;
+        if t.get(ne) != Some(&b';') {
+            return Err(unexpected(t, ne, "`;` ending the entity reference"));
+        }
+        let name = std::str::from_utf8(&t[ns..ne]).unwrap_or("");
+        if matches!(name, "lt" | "gt" | "amp" | "apos" | "quot") && self.dtd.as_ref().and_then(|d| d.entity(name)).is_none() {
+            return Ok(ne + 1);
+        }
+        let markup = self.check_entity(t, pos, name, true)?;
+        if markup {
+            if self.expanded {
+                // cannot happen: the expanded text has no references to entities with markup
+                return Err(syntax(t, pos, format!("entity `{name}` still has markup after expansion")));
+            }
+            self.st.markup_refs.push((pos, ne + 1, name.into()));
+        }
+        Ok(ne + 1)
+    }
+
+    /// Checks a reference to general entity `name` in content. Returns whether its
+    /// expansion contains markup.
+    fn check_entity(&mut self, t: &[u8], at: usize, name: &str, charge: bool) -> Result<bool, Error> {
+        let decl = self.dtd.as_ref().and_then(|d| d.entity(name)).cloned();
+        let decl = match decl {
+            None => {
+                let must = self.dtd.as_ref().is_none_or(|d| d.undeclared_is_error());
+                if must {
+                    return Err(err(ErrorKind::UndeclaredEntity { name: name.into() }, t, at));
+                }
+                return Ok(false);
+            }
+            Some(d) => d,
+        };
+        let repl = match &decl.value {
+            EntityValue::External { notation: Some(_), .. } => {
+                return Err(err(ErrorKind::ForbiddenEntityReference { name: name.into(), reason: "it is an unparsed entity" }, t, at));
+            }
+            EntityValue::External { .. } => {
+                if self.opts.external_entities == ExternalEntityPolicy::Error {
+                    return Err(err(ErrorKind::ExternalEntity { name: name.into() }, t, at));
+                }
+                return Ok(false);
+            }
+            EntityValue::Internal(r) => r,
+        };
+        let (size, markup) = match self.st.entities.get(name) {
+            Some(EntState::Checking) => return Err(err(ErrorKind::RecursiveEntity { name: name.into() }, t, at)),
+            Some(EntState::Checked { size, markup, .. }) => (*size, *markup),
+            None => {
+                if self.fragment_depth >= self.opts.limits.max_entity_depth {
+                    return Err(err(ErrorKind::LimitExceeded { limit: LimitKind::EntityDepth, value: self.fragment_depth as u64 + 1, max: self.opts.limits.max_entity_depth as u64 }, t, at));
+                }
+                self.st.entities.insert(name.into(), EntState::Checking);
+                let r = self.check_replacement(repl.as_bytes());
+                let (size, markup, refs) = match r {
+                    Ok(v) => v,
+                    Err(e) => {
+                        return Err(match e.kind() {
+                            ErrorKind::RecursiveEntity { .. } | ErrorKind::LimitExceeded { .. } | ErrorKind::MalformedEntity { .. } => {
+                                err(e.kind().clone(), t, at)
+                            }
+                            k => err(ErrorKind::MalformedEntity { name: name.into(), detail: k.to_string() }, t, at),
+                        });
+                    }
+                };
+                self.st.entities.insert(name.into(), EntState::Checked { size, markup, refs });
+                (size, markup)
+            }
+        };
+        if charge {
+            self.budget.charge(size as usize, t, at)?;
+        }
+        Ok(markup)
+    }
+
+    /// Checks an entity's replacement text as content. Returns (expanded size, has markup, markup refs).
+    fn check_replacement(&mut self, r: &[u8]) -> Result<(u64, bool, Vec<(usize, usize, Box<str>)>), Error> {
+        let has_markup_chars = memchr2(b'<', b'&', r).is_some();
+        if !has_markup_chars {
+            if memmem::find(r, b"]]>").is_some() {
+                return Err(syntax(r, 0, "`]]>` is not allowed in character data".into()));
+            }
+            return Ok((r.len() as u64, false, Vec::new()));
+        }
+        // Parse as content with the scanner in fragment mode: no tape writes, no namespace checks
+        // (the expanded document is checked with namespaces).
+        let saved_refs = std::mem::take(&mut self.st.markup_refs);
+        let saved_ns = self.ns_on;
+        let saved_stack = self.st.stack.len();
+        let saved_bind = self.st.bindings.len();
+        self.ns_on = false;
+        self.fragment_depth += 1;
+        let res = self.content(r, 0, true);
+        self.fragment_depth -= 1;
+        self.ns_on = saved_ns;
+        self.st.stack.truncate(saved_stack);
+        self.st.bindings.truncate(saved_bind);
+        let inner = std::mem::replace(&mut self.st.markup_refs, saved_refs);
+        res?;
+        // size: own bytes plus each nested entity's size
+        let mut size = r.len() as u64;
+        let mut markup = memchr(b'<', r).is_some();
+        let mut i = 0;
+        while let Some(a) = memchr(b'&', &r[i..]) {
+            let s = i + a;
+            let e = s + memchr(b';', &r[s..]).unwrap_or(r.len() - s);
+            let name = std::str::from_utf8(&r[s + 1..e]).unwrap_or("");
+            if !name.starts_with('#') {
+                if let Some(EntState::Checked { size: n, markup: m, .. }) = self.st.entities.get(name) {
+                    size = size.saturating_add(*n);
+                    markup |= *m;
+                }
+            }
+            i = e.max(s + 1);
+        }
+        Ok((size, markup, inner))
+    }
+
+    /// Checks the references in an attribute value (from the first `&` at `from` to `end`).
+    fn check_attr_refs(&mut self, t: &[u8], from: usize, end: usize) -> Result<(), Error> {
+        let raw = std::str::from_utf8(&t[from..end]).unwrap_or("");
+        dtd::normalize_attribute_value(raw, t, from, self.dtd.as_deref(), true, &mut self.budget, 0)?;
+        Ok(())
+    }
+}
+
+/// Byte equality without a `memcmp` call for the short names that dominate.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() <= 16 {
+        return crate::names::load16(a) == crate::names::load16(b);
+    }
+    a == b
+}
+
+#[inline]
+fn local_of(name: &[u8]) -> &[u8] {
+    match memchr(b':', name) {
+        Some(c) => &name[c + 1..],
+        None => name,
+    }
+}
+
+/// Parses a character reference at `pos` (`&#`). Returns the code point and the offset after `;`.
+pub(crate) fn char_ref(t: &[u8], pos: usize) -> Result<(char, usize), Error> {
+    let mut p = pos + 2;
+    let hex = t.get(p) == Some(&b'x');
+    if hex {
+        p += 1;
+    }
+    let ds = p;
+    let mut v: u32 = 0;
+    while let Some(&b) = t.get(p) {
+        let d = match b {
+            b'0'..=b'9' => (b - b'0') as u32,
+            b'a'..=b'f' if hex => (b - b'a' + 10) as u32,
+            b'A'..=b'F' if hex => (b - b'A' + 10) as u32,
+            _ => break,
+        };
+        v = v.saturating_mul(if hex { 16 } else { 10 }).saturating_add(d);
+        p += 1;
+    }
+    if p == ds {
+        return Err(unexpected(t, p, if hex { "hexadecimal digits in the character reference" } else { "digits in the character reference" }));
+    }
+    if t.get(p) != Some(&b';') {
+        return Err(unexpected(t, p, "`;` ending the character reference"));
+    }
+    let c = match char::from_u32(v) {
+        Some(c) if crate::chars::is_xml_char(v) => c,
+        _ => return Err(err(ErrorKind::InvalidCharRef { text: snippet(&t[pos..=p], 20) }, t, pos)),
+    };
+    Ok((c, p + 1))
+}

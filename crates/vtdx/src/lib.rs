@@ -1,0 +1,31 @@
+//! # vtdx
+//!
+//! A high-performance XML toolkit for web-service messages and documents.
+//! The input stays as bytes; a compact token index describes it, so parsing
+//! is fast and memory stays close to the document's own size.
+//!
+//! This facade is what most users depend on. It re-exports the core parser
+//! and navigation API of [`vtdx_core`].
+//!
+//! ```
+//! let doc = vtdx::Document::parse(b"<order><item qty='2'>Can</item></order>")?;
+//! for item in doc.root_element().element_children() {
+//!     println!("{} x{}", item.text().unwrap_or_default(), item.attribute("qty").unwrap_or_default());
+//! }
+//! # Ok::<(), vtdx::Error>(())
+//! ```
+
+#![forbid(unsafe_code)]
+
+pub use vtdx_core::{
+    dtd, input, is_name, line_column, write_pretty, Children, Descendants, Document, Error, ErrorKind,
+    ExternalEntityPolicy, LimitKind, Limits, Node, NodeId, NodeKind, ParseOptions, Parser, SourceEncoding, XmlDecl,
+};
+
+/// The core crate, for the expert-level API (token tape, name tables).
+pub use vtdx_core as core;
+
+/// The README's examples, run as doctests.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
