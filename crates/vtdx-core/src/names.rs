@@ -87,6 +87,27 @@ pub(crate) fn load16(b: &[u8]) -> (u64, u64) {
     (u64::from_le_bytes(buf[..8].try_into().unwrap_or([0; 8])), u64::from_le_bytes(buf[8..].try_into().unwrap_or([0; 8])))
 }
 
+/// Like [`load16`] for the `len <= 16` bytes at `text[pos..]`, reading the two words
+/// straight from the text (and masking) when 16 bytes are available, which avoids a
+/// variable-length copy and a store-forwarding stall on the hot path.
+#[inline(always)]
+pub(crate) fn load16_at(text: &[u8], pos: usize, len: usize) -> (u64, u64) {
+    match text.get(pos..pos + 16) {
+        Some(s) => {
+            let w0 = u64::from_le_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]]);
+            let w1 = u64::from_le_bytes([s[8], s[9], s[10], s[11], s[12], s[13], s[14], s[15]]);
+            if len >= 16 {
+                (w0, w1)
+            } else if len >= 8 {
+                (w0, w1 & ((1u64 << ((len - 8) * 8)) - 1))
+            } else {
+                (w0 & ((1u64 << (len * 8)) - 1), 0)
+            }
+        }
+        None => load16(&text[pos..pos + len]),
+    }
+}
+
 impl Default for Names {
     fn default() -> Self {
         Self::new()
@@ -137,10 +158,17 @@ impl Names {
     /// Interns a qualified name whose syntax has already been checked.
     #[inline]
     pub(crate) fn intern_qname(&mut self, name: &[u8]) -> QNameId {
+        self.intern_qname_at(name, 0, name.len())
+    }
+
+    /// Interns `text[start..end]`.
+    #[inline]
+    pub(crate) fn intern_qname_at(&mut self, text: &[u8], start: usize, end: usize) -> QNameId {
+        let name = &text[start..end];
         if name.len() <= 16 {
             // Short names (almost all): the cache slot holds the name's bytes, so a hit
             // costs two word compares and no pointer chase.
-            let (w0, w1) = load16(name);
+            let (w0, w1) = load16_at(text, start, name.len());
             let h = (w0 ^ w1.rotate_left(17) ^ name.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
             let slot = (h >> 55) as usize & (CACHE_SIZE - 1);
             let c = self.cache[slot];

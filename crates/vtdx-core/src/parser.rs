@@ -484,12 +484,8 @@ impl Run<'_> {
         loop {
             // character data up to the next markup; most gaps are short (indentation,
             // short values), so look at a few bytes before calling memchr3
-            let mut k = pos;
-            let stop = (pos + 16).min(t.len());
-            while k < stop && !matches!(t[k], b'<' | b'&' | b']') {
-                k += 1;
-            }
-            if k < stop && t[k] == b'<' {
+            let quick = find_special16(t, pos);
+            if let Some(k) = quick.filter(|&k| t[k] == b'<') {
                 pos = k;
             } else { loop {
                 match memchr3(b'<', b'&', b']', &t[pos..]) {
@@ -587,7 +583,7 @@ impl Run<'_> {
             None => return Err(unexpected(t, ns, "an element name")),
         };
         self.name_len_check(t, ns, ne)?;
-        let qid = self.names.intern_qname(&t[ns..ne]);
+        let qid = self.names.intern_qname_at(t, ns, ne);
         if self.ns_on {
             self.qname_check(t, qid, ns, ne)?;
         }
@@ -644,7 +640,7 @@ impl Run<'_> {
                 }
                 self.check_attr_refs(t, vs + i, ve)?;
             }
-            let aq = self.names.intern_qname(&t[an..ae]);
+            let aq = self.names.intern_qname_at(t, an, ae);
             if self.ns_on {
                 self.qname_check(t, aq, an, ae)?;
             }
@@ -822,7 +818,7 @@ impl Run<'_> {
         let ns = pos + 2;
         let (os, ol) = (open.name_start as usize, open.name_len as usize);
         let ne = ns + ol;
-        let matches = t.len() >= ne && same_bytes(&t[ns..ne], &t[os..os + ol]) && {
+        let matches = t.len() >= ne && same_at(t, ns, os, ol) && {
             match t.get(ne) {
                 Some(&b) if b < 0x80 => crate::chars::CLASS[b as usize] & crate::chars::NAME_CHAR == 0,
                 Some(_) => !is_name_char(decode_at(t, ne).0),
@@ -987,16 +983,44 @@ impl Run<'_> {
     }
 }
 
-/// Byte equality without a `memcmp` call for the short names that dominate.
+/// The first `<`, `&` or `]` in `t[pos..pos + 16]`, looking at two 8-byte words at a
+/// time (SWAR: a byte equal to the needle becomes zero after XOR; the classic
+/// "has zero byte" expression marks it, and its lowest mark is exact). `None` when
+/// there is none in those 16 bytes or fewer than 16 bytes remain.
 #[inline(always)]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
+fn find_special16(t: &[u8], pos: usize) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    #[inline(always)]
+    fn zero_bytes(x: u64) -> u64 {
+        x.wrapping_sub(LO) & !x & HI
     }
-    if a.len() <= 16 {
-        return crate::names::load16(a) == crate::names::load16(b);
+    #[inline(always)]
+    fn marks(w: u64) -> u64 {
+        zero_bytes(w ^ (LO * b'<' as u64)) | zero_bytes(w ^ (LO * b'&' as u64)) | zero_bytes(w ^ (LO * b']' as u64))
     }
-    a == b
+    let s = t.get(pos..pos + 16)?;
+    let w0 = u64::from_le_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]]);
+    let m0 = marks(w0);
+    if m0 != 0 {
+        return Some(pos + (m0.trailing_zeros() / 8) as usize);
+    }
+    let w1 = u64::from_le_bytes([s[8], s[9], s[10], s[11], s[12], s[13], s[14], s[15]]);
+    let m1 = marks(w1);
+    if m1 != 0 {
+        return Some(pos + 8 + (m1.trailing_zeros() / 8) as usize);
+    }
+    None
+}
+
+/// `t[a..a + len] == t[b..b + len]` (both in range) without a `memcmp` call for the
+/// short names that dominate.
+#[inline(always)]
+fn same_at(t: &[u8], a: usize, b: usize, len: usize) -> bool {
+    if len <= 16 {
+        return crate::names::load16_at(t, a, len) == crate::names::load16_at(t, b, len);
+    }
+    t[a..a + len] == t[b..b + len]
 }
 
 #[inline]
