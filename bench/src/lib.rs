@@ -38,3 +38,16 @@ pub fn documents() -> Vec<(String, Vec<u8>)> {
         })
         .collect()
 }
+
+pub mod harness;
+
+/// The five XPath expressions of the seed's Tables 2-6, in table order. The workload
+/// is: parse, evaluate one precompiled expression, remove every selected node,
+/// write the document to a memory buffer.
+pub const XPATH_EXPRS: [&str; 5] = [
+    "/*/*/*[position() mod 2 = 0]",
+    "/purchaseOrder/items/item[USPrice<100]",
+    "/*/*/*/quantity/text()",
+    "//item/comment",
+    "//item/comment/../quantity",
+];

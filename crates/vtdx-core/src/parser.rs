@@ -746,9 +746,15 @@ impl Run<'_> {
                 continue;
             }
             let raw = &t[a.val_start as usize..a.val_end as usize];
-            let uri: String = if memchr(b'&', raw).is_some() || memchr3(b'\t', b'\n', b'\r', raw).is_some() {
+            // A DTD may declare the declaration's type (e.g. NMTOKEN), which changes its normalized value.
+            let cdata = self.dtd.as_deref().is_none_or(|d| {
+                let en = std::str::from_utf8(&t[name_at..name_at + self.names.qnames[qid as usize].bytes.len()]).unwrap_or("");
+                let an = std::str::from_utf8(&t[a.name_off as usize..a.name_end as usize]).unwrap_or("");
+                d.attribute(en, an).is_none_or(|ad| ad.ty == dtd::AttType::Cdata)
+            });
+            let uri: String = if !cdata || memchr(b'&', raw).is_some() || memchr3(b'\t', b'\n', b'\r', raw).is_some() {
                 let s = std::str::from_utf8(raw).unwrap_or("");
-                dtd::normalize_attribute_value(s, t, a.val_start as usize, self.dtd.as_deref(), true, &mut self.budget, 0)?.into_owned()
+                dtd::normalize_attribute_value(s, t, a.val_start as usize, self.dtd.as_deref(), cdata, &mut self.budget, 0)?.into_owned()
             } else {
                 String::from_utf8_lossy(raw).into_owned()
             };
@@ -862,7 +868,9 @@ impl Run<'_> {
             return Err(unexpected(t, ne, "`;` ending the entity reference"));
         }
         let name = std::str::from_utf8(&t[ns..ne]).unwrap_or("");
-        if matches!(name, "lt" | "gt" | "amp" | "apos" | "quot") && self.dtd.as_ref().and_then(|d| d.entity(name)).is_none() {
+        // The predefined entities always mean their character (a declaration may only
+        // restate that, §4.6), as in attribute values.
+        if matches!(name, "lt" | "gt" | "amp" | "apos" | "quot") {
             return Ok(ne + 1);
         }
         let markup = self.check_entity(t, pos, name, true)?;

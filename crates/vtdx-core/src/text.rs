@@ -78,6 +78,18 @@ pub(crate) fn decode_into(d: &Document<'_>, raw: &[u8], out: &mut String, doc_te
             }
             continue;
         }
+        let predefined = match name {
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "amp" => Some('&'),
+            "apos" => Some('\''),
+            "quot" => Some('"'),
+            _ => None,
+        };
+        if let Some(c) = predefined {
+            out.push(c);
+            continue;
+        }
         let declared = d.dtd().and_then(|t| t.entity(name));
         match declared.map(|e| &e.value) {
             Some(EntityValue::Internal(repl)) => {
@@ -86,14 +98,7 @@ pub(crate) fn decode_into(d: &Document<'_>, raw: &[u8], out: &mut String, doc_te
                 }
             }
             Some(EntityValue::External { .. }) => {}
-            None => match name {
-                "lt" => out.push('<'),
-                "gt" => out.push('>'),
-                "amp" => out.push('&'),
-                "apos" => out.push('\''),
-                "quot" => out.push('"'),
-                _ => {} // undeclared with an unread external subset: reads as nothing
-            },
+            None => {} // undeclared with an unread external subset: reads as nothing
         }
     }
     out.push_str(as_str(&raw[i..]));

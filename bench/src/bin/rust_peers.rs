@@ -1,0 +1,383 @@
+//! The Rust programs of the side-by-side harness (`bench/run`): vtdx (fresh and
+//! with buffer reuse), quick-xml, roxmltree and simdxml, plus the physical
+//! reference (memchr for `<`, memcpy).
+//!
+//! `rust_peers WORKLOAD [--peers a,b] [policy options] FILE...` loads every file
+//! into memory, then prints one JSON line per (peer, workload, document); see
+//! `vtdx_bench::harness` for the loop and the options. Workloads: `parse`,
+//! `roundtrip`, `xpath`, `many` (FILE is a NUL-separated message bundle),
+//! `memory` (one peer, one file, fresh process), `scan`.
+
+use std::hint::black_box;
+
+use vtdx_bench::harness::{self, emit_blank, measure, Args, Line};
+use vtdx_bench::XPATH_EXPRS;
+
+const PEERS: &[&str] = &["vtdx", "vtdx-reuse", "quick-xml", "roxmltree", "simdxml"];
+
+fn main() {
+    let args = match Args::parse(std::env::args().skip(1)) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("rust_peers: {e}");
+            std::process::exit(2);
+        }
+    };
+    let mut files = Vec::new();
+    for f in &args.files {
+        match std::fs::read(f) {
+            Ok(b) => files.push((f.clone(), b)),
+            Err(e) => {
+                eprintln!("rust_peers: cannot read {f}: {e}");
+                std::process::exit(2);
+            }
+        }
+    }
+    let peers: Vec<&str> = PEERS.iter().copied().filter(|p| args.wants(p)).collect();
+    match args.workload.as_str() {
+        "parse" => {
+            for peer in &peers {
+                for (f, x) in &files {
+                    parse_cell(&args, peer, f, x);
+                }
+            }
+        }
+        "roundtrip" => {
+            for peer in &peers {
+                for (f, x) in &files {
+                    roundtrip_cell(&args, peer, f, x);
+                }
+            }
+        }
+        "xpath" => {
+            for peer in &peers {
+                for (f, x) in &files {
+                    for (i, e) in XPATH_EXPRS.iter().enumerate() {
+                        xpath_cell(&args, peer, f, x, i + 1, e);
+                    }
+                }
+            }
+        }
+        "many" => {
+            for peer in &peers {
+                for (f, x) in &files {
+                    many_cell(&args, peer, f, x);
+                }
+            }
+        }
+        "memory" => {
+            if peers.len() != 1 || files.len() != 1 {
+                eprintln!("rust_peers: memory takes exactly one peer (--peers) and one file: peak RSS is per process");
+                std::process::exit(2);
+            }
+            memory_cell(peers[0], &files[0].0, &files[0].1);
+        }
+        "scan" => {
+            for (f, x) in &files {
+                if args.wants("memchr") {
+                    let lts = memchr::memchr_iter(b'<', x).count() as u64;
+                    let s = measure(&args.policy, || {
+                        black_box(memchr::memchr_iter(b'<', black_box(x)).count());
+                    });
+                    Line::new("memchr", "scan", f).stats(&s, x.len() as u64).int("lt_count", lts).emit();
+                }
+                if args.wants("memcpy") {
+                    let mut dst = vec![0u8; x.len()];
+                    let s = measure(&args.policy, || {
+                        dst.copy_from_slice(black_box(x));
+                        black_box(&mut dst);
+                    });
+                    Line::new("memcpy", "scan", f).stats(&s, x.len() as u64).emit();
+                }
+            }
+        }
+        w => {
+            eprintln!("rust_peers: unknown workload {w}");
+            std::process::exit(2);
+        }
+    }
+}
+
+fn rox_options<'a>() -> roxmltree::ParsingOptions<'a> {
+    roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() }
+}
+
+/// Parses `x` once with `peer` and counts its elements (the cross-check every
+/// peer reports); `Err` says why the peer refused the document.
+fn count_elements(peer: &str, x: &[u8]) -> Result<u64, String> {
+    match peer {
+        "vtdx" | "vtdx-reuse" => vtdx::Document::parse(x).map(|d| d.record_counts().0 as u64).map_err(|e| e.to_string()),
+        "quick-xml" => quick_xml_events(x).map(|(_, elems)| elems),
+        "roxmltree" => {
+            let s = std::str::from_utf8(x).map_err(|e| format!("roxmltree parses UTF-8 &str only: {e}"))?;
+            let d = roxmltree::Document::parse_with_options(s, rox_options()).map_err(|e| e.to_string())?;
+            Ok(d.descendants().filter(|n| n.is_element()).count() as u64)
+        }
+        "simdxml" => {
+            let ix = simdxml::parse(x).map_err(|e| e.to_string())?;
+            Ok((0..ix.tag_count()).filter(|&i| matches!(ix.tag_type(i), simdxml::index::TagType::Open | simdxml::index::TagType::SelfClose)).count() as u64)
+        }
+        _ => unreachable!("unknown peer {peer}"),
+    }
+}
+
+/// Reads every event from a borrowed slice: (events, elements).
+fn quick_xml_events(x: &[u8]) -> Result<(u64, u64), String> {
+    use quick_xml::events::Event;
+    let mut r = quick_xml::Reader::from_reader(x);
+    let (mut n, mut elems) = (0u64, 0u64);
+    loop {
+        match r.read_event() {
+            Ok(Event::Eof) => return Ok((n, elems)),
+            Ok(Event::Start(_) | Event::Empty(_)) => {
+                n += 1;
+                elems += 1
+            }
+            Ok(_) => n += 1,
+            Err(e) => return Err(format!("at byte {}: {e}", r.buffer_position())),
+        }
+    }
+}
+
+fn parse_cell(args: &Args, peer: &str, f: &str, x: &[u8]) {
+    let elems = match count_elements(peer, x) {
+        Ok(n) => n,
+        Err(e) => return emit_blank(peer, "parse", f, "rejected", &e),
+    };
+    let p = &args.policy;
+    let s = match peer {
+        "vtdx" => measure(p, || {
+            black_box(vtdx::Document::parse(black_box(x)).unwrap().tape().len());
+        }),
+        "vtdx-reuse" => {
+            let mut parser = vtdx::Parser::new();
+            measure(p, || {
+                let d = parser.parse(black_box(x)).unwrap();
+                black_box(d.tape().len());
+                parser.recycle(d);
+            })
+        }
+        "quick-xml" => measure(p, || {
+            black_box(quick_xml_events(black_box(x)).unwrap());
+        }),
+        "roxmltree" => {
+            measure(p, || {
+                let s = std::str::from_utf8(black_box(x)).unwrap();
+                let d = roxmltree::Document::parse_with_options(s, rox_options()).unwrap();
+                black_box(d.root().first_child());
+            })
+        }
+        "simdxml" => measure(p, || {
+            black_box(simdxml::parse(black_box(x)).unwrap().tag_count());
+        }),
+        _ => unreachable!(),
+    };
+    let mut l = Line::new(peer, "parse", f);
+    l.stats(&s, x.len() as u64).int("elements", elems);
+    if peer.starts_with("vtdx") {
+        l.int("index_bytes", vtdx::Document::parse(x).unwrap().index_bytes() as u64);
+    }
+    l.emit();
+}
+
+/// One parse + reserialize into `out` (cleared first); `Err` when the peer cannot.
+fn roundtrip_once(peer: &str, parser: &mut vtdx::Parser, x: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    out.clear();
+    match peer {
+        // vtdx writes the input bytes it indexed: byte-exact, nothing to reserialize.
+        "vtdx" => vtdx::Document::parse(x).map_err(|e| e.to_string())?.write_to(&mut *out).map_err(|e| e.to_string()),
+        "vtdx-reuse" => {
+            let d = parser.parse(x).map_err(|e| e.to_string())?;
+            d.write_to(&mut *out).map_err(|e| e.to_string())?;
+            parser.recycle(d);
+            Ok(())
+        }
+        "quick-xml" => {
+            use quick_xml::events::Event;
+            let mut r = quick_xml::Reader::from_reader(x);
+            let mut w = quick_xml::Writer::new(&mut *out);
+            loop {
+                match r.read_event().map_err(|e| e.to_string())? {
+                    Event::Eof => return Ok(()),
+                    e => w.write_event(e).map_err(|e| e.to_string())?,
+                }
+            }
+        }
+        "roxmltree" => Err("no serializer: roxmltree is a read-only tree".into()),
+        "simdxml" => Err("no serializer: simdxml builds a read-only structural index".into()),
+        _ => unreachable!(),
+    }
+}
+
+fn roundtrip_cell(args: &Args, peer: &str, f: &str, x: &[u8]) {
+    let mut parser = vtdx::Parser::new();
+    let mut out = Vec::with_capacity(x.len() + x.len() / 4);
+    if let Err(e) = roundtrip_once(peer, &mut parser, x, &mut out) {
+        let status = if e.starts_with("no serializer") { "skip" } else { "rejected" };
+        return emit_blank(peer, "roundtrip", f, status, &e);
+    }
+    let out_elems = count_elements(peer, &out);
+    let identical = out == x;
+    let out_bytes = out.len() as u64;
+    let s = measure(&args.policy, || {
+        roundtrip_once(peer, &mut parser, black_box(x), &mut out).unwrap();
+        black_box(out.len());
+    });
+    let mut l = Line::new(peer, "roundtrip", f);
+    l.stats(&s, x.len() as u64).int("out_bytes", out_bytes).bool("identical", identical);
+    match out_elems {
+        Ok(n) => l.int("out_elements", n),
+        Err(e) => l.str("reparse_error", &e),
+    };
+    l.emit();
+}
+
+/// vtdx's parse + XPath + remove-selected + output job, for Tables 2-6: returns the
+/// number of nodes removed. This is the one function to fill in when vtdx has
+/// XPath (issue 4) and the Editor (issue 5).
+fn vtdx_xpath_edit(_parser: &mut vtdx::Parser, _x: &[u8], _expr: &str, _out: &mut Vec<u8>) -> Result<u64, String> {
+    Err("not yet (issue 4/5): vtdx has no XPath or Editor".into())
+}
+
+fn xpath_cell(args: &Args, peer: &str, f: &str, x: &[u8], idx: usize, expr: &str) {
+    let blank = |status: &str, reason: &str| {
+        Line::new(peer, "xpath", f).int("expr", idx as u64).str("xpath", expr).str("status", status).str("reason", reason).emit();
+    };
+    let mut parser = vtdx::Parser::new();
+    let mut out = Vec::with_capacity(x.len());
+    let run = |parser: &mut vtdx::Parser, out: &mut Vec<u8>| -> Result<u64, String> {
+        out.clear();
+        match peer {
+            "vtdx" | "vtdx-reuse" => vtdx_xpath_edit(parser, x, expr, out),
+            "simdxml" => Err("XPath but no editing or serializer".into()),
+            "roxmltree" => Err("read-only tree, no XPath".into()),
+            "quick-xml" => Err("streaming reader, no XPath".into()),
+            _ => unreachable!(),
+        }
+    };
+    let removed = match run(&mut parser, &mut out) {
+        Ok(n) => n,
+        Err(e) => return blank("skip", &e),
+    };
+    let out_bytes = out.len() as u64;
+    let out_elems = count_elements(peer, &out);
+    let s = measure(&args.policy, || {
+        black_box(run(&mut parser, &mut out).unwrap());
+    });
+    let mut l = Line::new(peer, "xpath", f);
+    l.int("expr", idx as u64).str("xpath", expr).stats(&s, x.len() as u64).int("selected", removed).int("out_bytes", out_bytes);
+    match out_elems {
+        Ok(n) => l.int("out_elements", n),
+        Err(e) => l.str("reparse_error", &e),
+    };
+    l.emit();
+}
+
+fn many_cell(args: &Args, peer: &str, f: &str, bundle: &[u8]) {
+    let msgs = harness::split_bundle(bundle);
+    let total: u64 = msgs.iter().map(|m| m.len() as u64).sum();
+    let mut elems = 0;
+    for m in &msgs {
+        match count_elements(peer, m) {
+            Ok(n) => elems += n,
+            Err(e) => return emit_blank(peer, "many", f, "rejected", &e),
+        }
+    }
+    let p = &args.policy;
+    let s = match peer {
+        "vtdx" => measure(p, || {
+            for m in &msgs {
+                black_box(vtdx::Document::parse(m).unwrap().tape().len());
+            }
+        }),
+        "vtdx-reuse" => {
+            let mut parser = vtdx::Parser::new();
+            measure(p, || {
+                for m in &msgs {
+                    let d = parser.parse(m).unwrap();
+                    black_box(d.tape().len());
+                    parser.recycle(d);
+                }
+            })
+        }
+        "quick-xml" => measure(p, || {
+            for m in &msgs {
+                black_box(quick_xml_events(m).unwrap());
+            }
+        }),
+        "roxmltree" => {
+            measure(p, || {
+                for m in &msgs {
+                    let d = roxmltree::Document::parse_with_options(std::str::from_utf8(m).unwrap(), rox_options()).unwrap();
+                    black_box(d.root().first_child());
+                }
+            })
+        }
+        "simdxml" => measure(p, || {
+            for m in &msgs {
+                black_box(simdxml::parse(m).unwrap().tag_count());
+            }
+        }),
+        _ => unreachable!(),
+    };
+    Line::new(peer, "many", f)
+        .stats(&s, total)
+        .int("messages", msgs.len() as u64)
+        .num("msgs_per_s", msgs.len() as f64 * 1e9 / s.median_ns)
+        .int("elements", elems)
+        .emit();
+}
+
+/// Peak resident memory of one parse of one document, the result kept alive while
+/// measuring. `base_rss` is the peak before parsing (program + the loaded document).
+fn memory_cell(peer: &str, f: &str, x: &[u8]) {
+    let base = harness::peak_rss().max(harness::current_rss());
+    let mut index_bytes = None;
+    let peak = match peer {
+        "vtdx" | "vtdx-reuse" => match vtdx::Document::parse(x) {
+            Ok(d) => {
+                let p = harness::peak_rss();
+                index_bytes = Some(d.index_bytes() as u64);
+                black_box(&d);
+                p
+            }
+            Err(e) => return emit_blank(peer, "memory", f, "rejected", &e.to_string()),
+        },
+        "quick-xml" => match quick_xml_events(x) {
+            Ok(n) => {
+                black_box(n);
+                harness::peak_rss()
+            }
+            Err(e) => return emit_blank(peer, "memory", f, "rejected", &e),
+        },
+        "roxmltree" => {
+            let s = match std::str::from_utf8(x) {
+                Ok(s) => s,
+                Err(e) => return emit_blank(peer, "memory", f, "rejected", &format!("roxmltree parses UTF-8 &str only: {e}")),
+            };
+            match roxmltree::Document::parse_with_options(s, rox_options()) {
+                Ok(d) => {
+                    let p = harness::peak_rss();
+                    black_box(&d);
+                    p
+                }
+                Err(e) => return emit_blank(peer, "memory", f, "rejected", &e.to_string()),
+            }
+        }
+        "simdxml" => match simdxml::parse(x) {
+            Ok(ix) => {
+                let p = harness::peak_rss();
+                black_box(&ix);
+                p
+            }
+            Err(e) => return emit_blank(peer, "memory", f, "rejected", &e.to_string()),
+        },
+        _ => unreachable!(),
+    };
+    let mut l = Line::new(peer, "memory", f);
+    l.str("status", "ok").int("bytes", x.len() as u64).int("base_rss", base).int("peak_rss", peak).int("delta_bytes", peak.saturating_sub(base));
+    if let Some(v) = index_bytes {
+        l.int("index_bytes", v);
+    }
+    l.emit();
+}
