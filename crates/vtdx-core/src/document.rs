@@ -775,6 +775,19 @@ impl<'d> Node<'d> {
         Descendants { root: *self, next: Some(*self) }
     }
 
+    /// The descendant elements of this node (not itself) in document order: a
+    /// straight scan of the tape between this element's record and its *next* word,
+    /// touching no text. For the root node: every element.
+    pub fn descendant_elements(&self) -> DescendantElements<'d> {
+        let d = self.doc;
+        let (from, to) = match self.b {
+            ROOT_MARK => (0, d.tape.len() as u32),
+            REC_MARK if d.kind_at(self.a) == K_ELEM => (self.a + ELEM_WORDS, d.tape[self.a as usize + 2]),
+            _ => (0, 0),
+        };
+        DescendantElements { doc: d, i: from, end: to }
+    }
+
     /// The ancestors, nearest first (the root node last). Excludes this node.
     pub fn ancestors(&self) -> impl Iterator<Item = Node<'d>> + 'd {
         let mut cur = self.parent();
@@ -992,6 +1005,30 @@ impl<'d> MapNewlines<'d> for Cow<'d, str> {
             Cow::Borrowed(s) => text::normalize_newlines(s.as_bytes()),
             Cow::Owned(s) => Cow::Owned(text::normalize_newlines(s.as_bytes()).into_owned()),
         }
+    }
+}
+
+/// Iterator over the descendant elements of a node, from [`Node::descendant_elements`].
+#[derive(Clone)]
+pub struct DescendantElements<'d> {
+    doc: &'d Document<'d>,
+    i: u32,
+    end: u32,
+}
+
+impl<'d> Iterator for DescendantElements<'d> {
+    type Item = Node<'d>;
+    #[inline]
+    fn next(&mut self) -> Option<Node<'d>> {
+        while self.i < self.end {
+            let i = self.i;
+            let k = self.doc.kind_at(i);
+            self.i += words_of(k);
+            if k == K_ELEM {
+                return Some(Node::rec(self.doc, i));
+            }
+        }
+        None
     }
 }
 

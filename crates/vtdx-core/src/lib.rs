@@ -39,7 +39,7 @@ mod text;
 mod write;
 
 pub use chars::{is_name, is_name_char, is_name_start_char, is_xml_char};
-pub use document::{Children, Descendants, Document, Node, NodeId, NodeKind};
+pub use document::{Children, DescendantElements, Descendants, Document, Node, NodeId, NodeKind};
 pub use error::{line_column, Error, ErrorKind, LimitKind};
 pub use input::SourceEncoding;
 pub use names::{Names, NsId, Sym, NS_NONE, NS_XML, NS_XMLNS, XMLNS_NAMESPACE, XML_NAMESPACE};
