@@ -94,15 +94,30 @@ pub(crate) fn decode_at(text: &[u8], pos: usize) -> (char, usize) {
 /// character at `pos` cannot start a name. Stops at the first non-name character.
 #[inline]
 pub(crate) fn scan_name(text: &[u8], pos: usize) -> Option<usize> {
-    let mut i = pos;
-    // first char
-    let b = *text.get(i)?;
-    if b < 0x80 {
-        if CLASS[b as usize] & NAME_START == 0 {
-            return None;
+    let b = *text.get(pos)?;
+    if b < 0x80 && CLASS[b as usize] & NAME_START == 0 {
+        return None;
+    }
+    // ASCII fast path: the table has no NAME_CHAR bit for bytes >= 0x80, so this
+    // loop stops at the first ASCII non-name byte or at the first non-ASCII byte.
+    let mut i = pos + if b < 0x80 { 1 } else { 0 };
+    while let Some(&c) = text.get(i) {
+        if CLASS[c as usize] & NAME_CHAR == 0 {
+            break;
         }
         i += 1;
-    } else {
+    }
+    if text.get(i).is_none_or(|&c| c < 0x80) {
+        return Some(i);
+    }
+    scan_name_slow(text, pos, i)
+}
+
+/// The general path of [`scan_name`], from `i` (a non-ASCII byte inside or at the
+/// start of a name that begins at `pos`).
+#[cold]
+fn scan_name_slow(text: &[u8], pos: usize, mut i: usize) -> Option<usize> {
+    if i == pos {
         let (c, n) = decode_at(text, i);
         if !is_name_start_char(c) {
             return None;

@@ -591,6 +591,7 @@ impl Run<'_> {
             return Err(err(ErrorKind::LimitExceeded { limit: LimitKind::Depth, value: self.st.stack.len() as u64 + 1, max: self.opts.limits.max_depth as u64 }, t, pos));
         }
         self.st.attrs.clear();
+        let mut ns_work = false;
         let mut p = ne;
         let empty;
         loop {
@@ -647,7 +648,9 @@ impl Run<'_> {
             if self.st.attrs.len() as u64 >= self.opts.limits.max_attributes as u64 {
                 return Err(err(ErrorKind::LimitExceeded { limit: LimitKind::Attributes, value: self.st.attrs.len() as u64 + 1, max: self.opts.limits.max_attributes as u64 }, t, an));
             }
-            let is_decl = self.ns_on && (aq == self.q_xmlns || self.names.qnames[aq as usize].prefix == self.q_xmlns);
+            let aprefix = self.names.qnames[aq as usize].prefix;
+            let is_decl = self.ns_on && (aq == self.q_xmlns || aprefix == self.q_xmlns);
+            ns_work |= is_decl || aprefix != NO_PREFIX;
             self.st.attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: ve as u32, ns: NS_NONE, is_decl });
             p = ve + 1;
         }
@@ -655,7 +658,8 @@ impl Run<'_> {
         let bind_base = self.st.bindings.len() as u32;
         let ens = if !self.ns_on {
             NS_NONE
-        } else if self.st.bindings.is_empty() && self.st.attrs.is_empty() && self.names.qnames[qid as usize].prefix == NO_PREFIX {
+        } else if self.st.bindings.is_empty() && !ns_work && self.names.qnames[qid as usize].prefix == NO_PREFIX {
+            // no namespace in scope, no declaration here, no prefixed name: all in no namespace
             NS_NONE
         } else {
             self.namespaces(t, qid, ns)?

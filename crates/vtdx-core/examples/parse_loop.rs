@@ -1,0 +1,23 @@
+//! Parses a file N times with one reused parser and prints the median MB/s.
+//! Handy under `perf record` or `valgrind --tool=callgrind` (instruction counts are
+//! repeatable on a noisy machine): `cargo run --release -p vtdx-core --example parse_loop -- FILE [N]`.
+
+use std::time::Instant;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().expect("usage: parse_loop FILE [N]");
+    let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(100);
+    let bytes = std::fs::read(&path).expect("cannot read file");
+    let mut parser = vtdx_core::Parser::new();
+    let mut times = Vec::with_capacity(n);
+    for _ in 0..n {
+        let t = Instant::now();
+        let doc = parser.parse(&bytes).expect("not well-formed");
+        times.push(t.elapsed().as_secs_f64());
+        parser.recycle(doc);
+    }
+    times.sort_by(|a, b| a.total_cmp(b));
+    let med = times[times.len() / 2];
+    println!("{path}: median {:.3} ms, {:.0} MB/s over {n} parses", med * 1e3, bytes.len() as f64 / med / 1e6);
+}
