@@ -29,6 +29,7 @@ mod chars;
 pub mod debug;
 pub mod dtd;
 mod document;
+mod edit;
 mod error;
 mod index;
 pub mod input;
@@ -40,6 +41,7 @@ mod write;
 
 pub use chars::{is_name, is_name_char, is_name_start_char, is_xml_char};
 pub use document::{Children, DescendantElements, Descendants, Document, Node, NodeId, NodeKind};
+pub use edit::{escape_attr, escape_text, EditError, Editor};
 pub use error::{line_column, Error, ErrorKind, LimitKind};
 pub use input::SourceEncoding;
 pub use names::{Names, NsId, Sym, NS_NONE, NS_XML, NS_XMLNS, XMLNS_NAMESPACE, XML_NAMESPACE};

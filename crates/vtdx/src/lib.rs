@@ -18,7 +18,7 @@
 #![forbid(unsafe_code)]
 
 pub use vtdx_core::{
-    dtd, input, is_name, line_column, write_pretty, Children, Descendants, Document, Error, ErrorKind,
+    dtd, escape_attr, escape_text, EditError, Editor, input, is_name, line_column, write_pretty, Children, Descendants, Document, Error, ErrorKind,
     ExternalEntityPolicy, LimitKind, Limits, Node, NodeId, NodeKind, ParseOptions, Parser, SourceEncoding, XmlDecl,
 };
 
