@@ -53,7 +53,7 @@ pub struct Document<'a> {
     source: Bytes<'a>,
     text: Text,
     pub(crate) tape: Vec<u32>,
-    pub(crate) names: Names,
+    pub(crate) names: std::sync::Arc<Names>,
     dtd: Option<Box<Dtd>>,
     decl: Option<XmlDecl>,
     encoding: SourceEncoding,
@@ -393,11 +393,13 @@ impl Parser {
             Some(v) => Text::Owned(v),
             None => text,
         };
+        let names = std::sync::Arc::new(parsed.names);
+        self.names_pool = Some(names.clone());
         Ok(Document {
             source,
             text,
             tape: parsed.tape,
-            names: parsed.names,
+            names,
             dtd: parsed.dtd,
             decl: parsed.decl,
             encoding,
@@ -411,7 +413,9 @@ impl Parser {
         if doc.tape.capacity() > self.tape_pool.capacity() {
             self.tape_pool = doc.tape;
         }
-        self.names_pool = Some(doc.names);
+        // dropping the document releases its share of the name tables, so the next
+        // parse extends them in place
+        drop(doc.names);
     }
 }
 

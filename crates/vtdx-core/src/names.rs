@@ -46,6 +46,8 @@ pub(crate) struct QNameInfo {
     /// Last symbol made for this qname and its namespace: the usual case is one URI per qname.
     pub last_ns: NsId,
     pub last_sym: Sym,
+    /// Namespaces in XML QName check: 0 not yet checked, 1 ok, 2 not a QName.
+    pub qname_ok: u8,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -70,7 +72,7 @@ pub struct Names {
 }
 
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct CacheEntry {
+struct CacheEntry {
     w0: u64,
     w1: u64,
     len: u32,
@@ -197,7 +199,7 @@ impl Names {
         let id = self.qnames.len() as QNameId;
         // SAFETY-free: names come from validated UTF-8 and end at character boundaries.
         let s = String::from_utf8_lossy(name).into_owned().into_boxed_str();
-        self.qnames.push(QNameInfo { bytes: s, prefix_len, prefix, last_ns: u32::MAX, last_sym: 0 });
+        self.qnames.push(QNameInfo { bytes: s, prefix_len, prefix, last_ns: u32::MAX, last_sym: 0, qname_ok: 0 });
         self.qname_map.insert(name.into(), id);
         id
     }
@@ -285,13 +287,11 @@ impl Names {
             Some(&q) => (0..self.syms.len() as Sym).filter(|&s| self.syms[s as usize].qname == q).collect(),
         }
     }
-    /// Drops the lookup cache (parser scratch, not part of a finished document's index).
-    pub(crate) fn take_cache(&mut self) -> Vec<CacheEntry> {
-        std::mem::take(&mut self.cache)
-    }
-    /// Gives back a cache allocation taken with [`Names::take_cache`].
-    pub(crate) fn give_cache(&mut self, c: Vec<CacheEntry>) {
-        self.cache = c;
+    /// True when the tables have grown past what a reused parser keeps between
+    /// documents (so a stream of documents with ever-new names cannot grow them
+    /// without bound).
+    pub(crate) fn too_large_to_keep(&self) -> bool {
+        self.qnames.len() > 8192 || self.syms.len() > 16384 || self.ns.len() > 1024
     }
 
     /// Heap bytes held by the tables (approximate).

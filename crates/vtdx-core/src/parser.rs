@@ -95,8 +95,10 @@ pub(crate) struct Parsed {
 pub struct Parser {
     pub(crate) opts: ParseOptions,
     pub(crate) tape_pool: Vec<u32>,
-    pub(crate) names_pool: Option<Names>,
-    cache_pool: Vec<crate::names::CacheEntry>,
+    /// The name tables, kept between documents: a reused parser interns each
+    /// name once, not once per document. Shared with the documents it made (a
+    /// document still alive when the next parse starts makes that parse copy them).
+    pub(crate) names_pool: Option<std::sync::Arc<Names>>,
     st: State,
 }
 
@@ -105,7 +107,6 @@ struct State {
     stack: Vec<OpenElem>,
     bindings: Vec<Binding>,
     attrs: Vec<AttrScratch>,
-    qname_ok: Vec<u8>,
     entities: HashMap<Box<str>, EntState>,
     markup_refs: Vec<(usize, usize, Box<str>)>,
     seen: HashMap<(QNameId, NsId), ()>,
@@ -161,12 +162,15 @@ impl Parser {
         tape.clear();
         // Typical documents need about one word per 5 input bytes.
         tape.reserve(text.len() / 5 + 16);
-        let mut names = self.names_pool.take().unwrap_or_default();
-        names.give_cache(std::mem::take(&mut self.cache_pool));
-        names.reset();
-        let mut first = self.run_once(text, tape, names, false)?;
+        let mut names = match self.names_pool.take() {
+            None => Names::new(),
+            Some(arc) => std::sync::Arc::try_unwrap(arc).unwrap_or_else(|shared| (*shared).clone()),
+        };
+        if names.too_large_to_keep() {
+            names.reset();
+        }
+        let first = self.run_once(text, tape, names, false)?;
         if self.st.markup_refs.is_empty() {
-            self.cache_pool = first.names.take_cache();
             return Ok(first);
         }
         // Entities with markup are referenced in content: index the expanded text.
@@ -174,7 +178,6 @@ impl Parser {
         let tape = first.tape;
         let names = first.names;
         let mut second = self.run_once(&expanded, tape, names, true)?;
-        self.cache_pool = second.names.take_cache();
         second.expanded = Some(expanded);
         Ok(second)
     }
@@ -184,10 +187,8 @@ impl Parser {
         st.stack.clear();
         st.bindings.clear();
         st.attrs.clear();
-        st.qname_ok.clear();
         st.entities.clear();
         st.markup_refs.clear();
-        names.reset();
         let q_xml = names.intern_qname(b"xml");
         let q_xmlns = names.intern_qname(b"xmlns");
         let mut tape = tape;
@@ -205,8 +206,15 @@ impl Parser {
             fragment_depth: 0,
             expanded,
         };
-        let (decl, root) = run.document(text)?;
-        Ok(Parsed { tape: run.tape, names: run.names, dtd: run.dtd, decl, root, expanded: None })
+        match run.document(text) {
+            Ok((decl, root)) => Ok(Parsed { tape: run.tape, names: run.names, dtd: run.dtd, decl, root, expanded: None }),
+            Err(e) => {
+                // keep what was interned and the tape allocation for the next document
+                self.names_pool = Some(std::sync::Arc::new(run.names));
+                self.tape_pool = run.tape;
+                Err(e)
+            }
+        }
     }
 
     /// Builds the text with every content reference to an entity with markup
@@ -551,11 +559,7 @@ impl Run<'_> {
 
     #[inline]
     fn qname_check(&mut self, t: &[u8], qid: QNameId, s: usize, e: usize) -> Result<(), Error> {
-        let i = qid as usize;
-        if i >= self.st.qname_ok.len() {
-            self.st.qname_ok.resize(i + 1, 0);
-        }
-        match self.st.qname_ok[i] {
+        match self.names.qnames[qid as usize].qname_ok {
             1 => return Ok(()),
             2 => return Err(err(ErrorKind::InvalidName { name: snippet(&t[s..e], 60) }, t, s)),
             _ => {}
@@ -568,7 +572,7 @@ impl Run<'_> {
                 is_name_start_char(ch)
             },
         };
-        self.st.qname_ok[i] = if ok { 1 } else { 2 };
+        self.names.qnames[qid as usize].qname_ok = if ok { 1 } else { 2 };
         if ok {
             Ok(())
         } else {
