@@ -48,6 +48,15 @@ pub(crate) struct QNameInfo {
     pub last_sym: Sym,
     /// Namespaces in XML QName check: 0 not yet checked, 1 ok, 2 not a QName.
     pub qname_ok: u8,
+    /// Name prediction: the qname that followed this one as a sibling last time, and
+    /// the qname of this element's first child last time (`NO_PREFIX` when none).
+    pub next_guess: QNameId,
+    pub child_guess: QNameId,
+    /// The name's bytes as two words (zero-padded) when it is at most 16 bytes long;
+    /// `len == u32::MAX` otherwise (never predicted).
+    pub w0: u64,
+    pub w1: u64,
+    pub len: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -199,18 +208,41 @@ impl Names {
         let id = self.qnames.len() as QNameId;
         // SAFETY-free: names come from validated UTF-8 and end at character boundaries.
         let s = String::from_utf8_lossy(name).into_owned().into_boxed_str();
-        self.qnames.push(QNameInfo { bytes: s, prefix_len, prefix, last_ns: u32::MAX, last_sym: 0, qname_ok: 0 });
+        let (w0, w1, len) = if name.len() <= 16 {
+            let (a, b) = load16(name);
+            (a, b, name.len() as u32)
+        } else {
+            (0, 0, u32::MAX)
+        };
+        self.qnames.push(QNameInfo {
+            bytes: s,
+            prefix_len,
+            prefix,
+            last_ns: u32::MAX,
+            last_sym: 0,
+            qname_ok: 0,
+            next_guess: NO_PREFIX,
+            child_guess: NO_PREFIX,
+            w0,
+            w1,
+            len,
+        });
         self.qname_map.insert(name.into(), id);
         id
     }
 
     /// The symbol for (qname, ns), made on first use. `None` past [`MAX_SYMS`].
-    #[inline]
+    #[inline(always)]
     pub(crate) fn sym(&mut self, q: QNameId, ns: NsId) -> Option<Sym> {
         let info = &self.qnames[q as usize];
         if info.last_ns == ns {
             return Some(info.last_sym);
         }
+        self.sym_slow(q, ns)
+    }
+
+    #[inline(never)]
+    fn sym_slow(&mut self, q: QNameId, ns: NsId) -> Option<Sym> {
         let s = match self.sym_map.get(&(q, ns)) {
             Some(&s) => s,
             None => {

@@ -35,6 +35,9 @@ struct OpenElem {
     name_start: u32,
     name_len: u32,
     bindings: u32,
+    qid: QNameId,
+    /// qname of the last child element seen (NO_PREFIX before the first)
+    last_child: QNameId,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -557,12 +560,18 @@ impl Run<'_> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn qname_check(&mut self, t: &[u8], qid: QNameId, s: usize, e: usize) -> Result<(), Error> {
-        match self.names.qnames[qid as usize].qname_ok {
-            1 => return Ok(()),
-            2 => return Err(err(ErrorKind::InvalidName { name: snippet(&t[s..e], 60) }, t, s)),
-            _ => {}
+        if self.names.qnames[qid as usize].qname_ok == 1 {
+            return Ok(());
+        }
+        self.qname_check_slow(t, qid, s, e)
+    }
+
+    #[inline(never)]
+    fn qname_check_slow(&mut self, t: &[u8], qid: QNameId, s: usize, e: usize) -> Result<(), Error> {
+        if self.names.qnames[qid as usize].qname_ok == 2 {
+            return Err(err(ErrorKind::InvalidName { name: snippet(&t[s..e], 60) }, t, s));
         }
         let name = &t[s..e];
         let ok = match memchr(b':', name) {
@@ -580,16 +589,61 @@ impl Run<'_> {
         }
     }
 
+    /// Predicts the element name at `ns` from the names seen before in the same
+    /// place (the sibling that followed the previous sibling last time, or the first
+    /// child of this parent's name last time) and checks the prediction against the
+    /// bytes: two word compares and a look at the byte after the name. Returns the
+    /// qname id and the name's end when the prediction holds.
+    #[inline(always)]
+    fn predict_name(&self, t: &[u8], ns: usize) -> Option<(QNameId, usize)> {
+        let top = self.st.stack.last()?;
+        let guess = if top.last_child != NO_PREFIX {
+            self.names.qnames[top.last_child as usize].next_guess
+        } else {
+            self.names.qnames[top.qid as usize].child_guess
+        };
+        let g = self.names.qnames.get(guess as usize)?;
+        let len = g.len as usize;
+        if len > 16 || ns + len >= t.len() {
+            return None;
+        }
+        if crate::names::load16_at(t, ns, len) != (g.w0, g.w1) {
+            return None;
+        }
+        let after = t[ns + len];
+        // the name really ends there (a non-ASCII byte may continue it: let the full scan decide)
+        if after >= 0x80 || crate::chars::CLASS[after as usize] & crate::chars::NAME_CHAR != 0 {
+            return None;
+        }
+        Some((guess, ns + len))
+    }
+
     fn start_tag(&mut self, t: &[u8], pos: usize) -> Result<usize, Error> {
         let ns = pos + 1;
-        let ne = match scan_name(t, ns) {
-            Some(e) => e,
-            None => return Err(unexpected(t, ns, "an element name")),
+        let (qid, ne) = match self.predict_name(t, ns) {
+            Some(p) => p,
+            None => {
+                let ne = match scan_name(t, ns) {
+                    Some(e) => e,
+                    None => return Err(unexpected(t, ns, "an element name")),
+                };
+                self.name_len_check(t, ns, ne)?;
+                (self.names.intern_qname_at(t, ns, ne), ne)
+            }
         };
-        self.name_len_check(t, ns, ne)?;
-        let qid = self.names.intern_qname_at(t, ns, ne);
         if self.ns_on {
             self.qname_check(t, qid, ns, ne)?;
+        }
+        // remember where this name appeared, for the next prediction
+        if let Some(top) = self.st.stack.last_mut() {
+            let prev = top.last_child;
+            top.last_child = qid;
+            let parent_q = top.qid;
+            if prev != NO_PREFIX {
+                self.names.qnames[prev as usize].next_guess = qid;
+            } else {
+                self.names.qnames[parent_q as usize].child_guess = qid;
+            }
         }
         if self.st.stack.len() as u64 >= self.opts.limits.max_depth as u64 {
             return Err(err(ErrorKind::LimitExceeded { limit: LimitKind::Depth, value: self.st.stack.len() as u64 + 1, max: self.opts.limits.max_depth as u64 }, t, pos));
@@ -677,18 +731,12 @@ impl Run<'_> {
         let rec = self.tape.len() as u32;
         if self.fragment_depth == 0 {
             let sym = self.sym(t, qid, ens, pos)?;
-            self.tape.reserve(ELEM_WORDS as usize + ATTR_WORDS as usize * n);
-            self.tape.push((K_ELEM << KIND_SHIFT) | sym);
-            self.tape.push(pos as u32);
-            self.tape.push(0);
-            self.tape.push(parent);
-            self.tape.push(0);
+            self.tape.extend([(K_ELEM << KIND_SHIFT) | sym, pos as u32, 0, parent, 0]);
             for i in 0..n {
                 let a = self.st.attrs[i];
                 let s = self.sym(t, a.qid, a.ns, a.name_off as usize)?;
                 let k = if a.is_decl { K_NSDECL } else { K_ATTR };
-                self.tape.push((k << KIND_SHIFT) | s);
-                self.tape.push(a.name_off);
+                self.tape.extend([(k << KIND_SHIFT) | s, a.name_off]);
             }
         }
         if empty {
@@ -699,7 +747,7 @@ impl Run<'_> {
             }
             self.st.bindings.truncate(bind_base as usize);
         } else {
-            self.st.stack.push(OpenElem { rec, name_start: ns as u32, name_len: (ne - ns) as u32, bindings: bind_base });
+            self.st.stack.push(OpenElem { rec, name_start: ns as u32, name_len: (ne - ns) as u32, bindings: bind_base, qid, last_child: NO_PREFIX });
         }
         Ok(p)
     }
