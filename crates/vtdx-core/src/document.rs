@@ -454,8 +454,8 @@ pub enum NodeKind {
     ProcessingInstruction,
 }
 
-/// A node's identity within its document: stable, `Copy`, hashable, and
-/// ordered in document order for nodes of the same document.
+/// A node's identity within its document: stable, `Copy` and hashable. (For
+/// document order, compare [`Node::order_key`].)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct NodeId(pub(crate) u32, pub(crate) u32);
 
@@ -845,7 +845,50 @@ impl<'d> Node<'d> {
     /// assert_eq!(doc.root_element().attribute("x").as_deref(), Some("1 & 2"));
     /// ```
     pub fn attribute(&self, qname: &str) -> Option<Cow<'d, str>> {
-        self.attribute_node(qname).map(|a| a.value())
+        match self.attribute_node(qname) {
+            Some(a) => Some(a.value()),
+            None => self.default_attribute(qname),
+        }
+    }
+
+    /// The value the internal DTD subset gives an attribute this element does not
+    /// specify (`<!ATTLIST e a CDATA 'v'>` or `#FIXED 'v'`), normalized for its
+    /// declared type (XML 1.0 §5.1: a non-validating processor supplies these).
+    /// [`Node::attribute`] falls back to it; [`Node::attributes`] lists only the
+    /// attributes written in the document.
+    pub fn default_attribute(&self, qname: &str) -> Option<Cow<'d, str>> {
+        if !self.is_element() {
+            return None;
+        }
+        let dtd = self.doc.dtd()?;
+        let decl = dtd.attribute(self.name(), qname)?;
+        let raw = match &decl.default {
+            crate::dtd::AttDefault::Default(v) | crate::dtd::AttDefault::Fixed(v) => v.as_str(),
+            _ => return None,
+        };
+        let cdata = decl.ty == crate::dtd::AttType::Cdata;
+        let mut budget = crate::dtd::ExpansionBudget::new(&self.doc.opts, self.doc.text().len());
+        crate::dtd::normalize_attribute_value(raw, raw.as_bytes(), 0, Some(dtd), cdata, &mut budget, 0)
+            .ok()
+            .map(|v| Cow::Owned(v.into_owned()))
+    }
+
+    /// The attributes the internal DTD subset supplies to this element because the
+    /// document does not specify them: (qualified name, normalized value), in
+    /// declaration order.
+    pub fn default_attributes(&self) -> Vec<(&'d str, Cow<'d, str>)> {
+        let Some(dtd) = self.doc.dtd().filter(|_| self.is_element()) else { return Vec::new() };
+        let mut out = Vec::new();
+        for decl in dtd.attributes_of(self.name()) {
+            let name = decl.name.as_str();
+            if out.iter().any(|(n, _)| *n == name) || self.all_attributes().any(|a| a.name() == name) {
+                continue;
+            }
+            if let Some(v) = self.default_attribute(name) {
+                out.push((name, v));
+            }
+        }
+        out
     }
 
     /// The value of the attribute with expanded name (`ns`, `local`); `ns = None` for no namespace.

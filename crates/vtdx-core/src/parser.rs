@@ -177,10 +177,28 @@ impl Parser {
             return Ok(first);
         }
         // Entities with markup are referenced in content: index the expanded text.
-        let expanded = self.expand(text, &first)?;
+        let mut regions = Vec::new();
+        let expanded = self.expand(text, &first, &mut regions)?;
         let tape = first.tape;
         let names = first.names;
-        let mut second = self.run_once(&expanded, tape, names, true)?;
+        let mut second = self.run_once(&expanded, tape, names, true).map_err(|e| {
+            // report the position in the input: inside an expansion, at its reference
+            let o = e.offset() as usize;
+            let mut delta: isize = 0;
+            let mut at = None;
+            for &(os, oe, xs, xe) in &regions {
+                if o < xs {
+                    break;
+                }
+                if o < xe {
+                    at = Some(os);
+                    break;
+                }
+                delta += (xe - xs) as isize - (oe - os) as isize;
+            }
+            let orig = at.unwrap_or_else(|| (o as isize - delta).max(0) as usize).min(text.len());
+            Error::at(e.kind().clone(), text, orig)
+        })?;
         second.expanded = Some(expanded);
         Ok(second)
     }
@@ -222,14 +240,18 @@ impl Parser {
 
     /// Builds the text with every content reference to an entity with markup
     /// replaced by its replacement text (recursively for nested markup entities).
-    fn expand(&mut self, text: &[u8], first: &Parsed) -> Result<Vec<u8>, Error> {
+    /// `regions` receives (input start, input end, expanded start, expanded end) of
+    /// each replaced reference, to map error positions back to the input.
+    fn expand(&mut self, text: &[u8], first: &Parsed, regions: &mut Vec<(usize, usize, usize, usize)>) -> Result<Vec<u8>, Error> {
         let dtd = first.dtd.as_deref();
         let mut out = Vec::with_capacity(text.len() + 1024);
         let mut last = 0;
         let refs = std::mem::take(&mut self.st.markup_refs);
         for (s, e, name) in &refs {
             out.extend_from_slice(&text[last..*s]);
+            let xs = out.len();
             self.expand_entity(name, dtd, &mut out, 0, text, *s)?;
+            regions.push((*s, *e, xs, out.len()));
             last = *e;
         }
         out.extend_from_slice(&text[last..]);
@@ -253,13 +275,117 @@ impl Parser {
             _ => Vec::new(),
         };
         let mut last = 0;
+        let mut state = CopyState::Content;
         for (s, e, inner) in &refs {
-            out.extend_from_slice(&repl[last..*s]);
+            copy_replacement(&repl[last..*s], &mut state, out);
             self.expand_entity(inner, dtd, out, depth + 1, text, at)?;
             last = *e;
         }
-        out.extend_from_slice(&repl[last..]);
+        copy_replacement(&repl[last..], &mut state, out);
         Ok(())
+    }
+}
+
+/// Where [`copy_replacement`] is inside an entity's replacement text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CopyState {
+    Content,
+    Tag,
+    Value(u8),
+    Comment,
+    Pi,
+    Cdata,
+}
+
+/// Copies replacement text into the expanded document. Replacement text had its
+/// line ends normalized when the entity was declared, so a CR in it came from a
+/// character reference and must stay a CR: in character data it is written back as
+/// `&#13;`, in an attribute value as a space (what normalization makes of it there),
+/// and in a CDATA section by closing the section around `&#13;`. (In comments and
+/// PIs it stays raw and reads as LF: a documented deviation.)
+fn copy_replacement(r: &[u8], state: &mut CopyState, out: &mut Vec<u8>) {
+    if memchr(b'\r', r).is_none() {
+        // no CR: the state still has to follow the markup for later segments, but
+        // segments end at references in content, so only Content matters there
+        out.extend_from_slice(r);
+        *state = CopyState::Content;
+        return;
+    }
+    let mut i = 0;
+    while i < r.len() {
+        let b = r[i];
+        match *state {
+            CopyState::Content => {
+                if b == b'<' {
+                    let rest = &r[i..];
+                    *state = if rest.starts_with(b"<!--") {
+                        out.extend_from_slice(b"<!--");
+                        i += 4;
+                        CopyState::Comment
+                    } else if rest.starts_with(b"<![CDATA[") {
+                        out.extend_from_slice(b"<![CDATA[");
+                        i += 9;
+                        CopyState::Cdata
+                    } else if rest.starts_with(b"<?") {
+                        out.extend_from_slice(b"<?");
+                        i += 2;
+                        CopyState::Pi
+                    } else {
+                        out.push(b'<');
+                        i += 1;
+                        CopyState::Tag
+                    };
+                    continue;
+                }
+                if b == b'\r' {
+                    out.extend_from_slice(b"&#13;");
+                } else {
+                    out.push(b);
+                }
+            }
+            CopyState::Tag => {
+                out.push(b);
+                if b == b'"' || b == b'\'' {
+                    *state = CopyState::Value(b);
+                } else if b == b'>' {
+                    *state = CopyState::Content;
+                }
+            }
+            CopyState::Value(q) => {
+                if b == b'\r' {
+                    out.push(b' ');
+                } else {
+                    out.push(b);
+                    if b == q {
+                        *state = CopyState::Tag;
+                    }
+                }
+            }
+            CopyState::Comment | CopyState::Pi => {
+                let end: &[u8] = if *state == CopyState::Comment { b"-->" } else { b"?>" };
+                if r[i..].starts_with(end) {
+                    out.extend_from_slice(end);
+                    i += end.len();
+                    *state = CopyState::Content;
+                    continue;
+                }
+                out.push(b);
+            }
+            CopyState::Cdata => {
+                if r[i..].starts_with(b"]]>") {
+                    out.extend_from_slice(b"]]>");
+                    i += 3;
+                    *state = CopyState::Content;
+                    continue;
+                }
+                if b == b'\r' {
+                    out.extend_from_slice(b"]]>&#13;<![CDATA[");
+                } else {
+                    out.push(b);
+                }
+            }
+        }
+        i += 1;
     }
 }
 

@@ -65,45 +65,65 @@ fn pad(out: &mut Vec<u8>, n: usize) {
     out.resize(out.len() + n, b' ');
 }
 
-fn element(t: &[u8], e: Node<'_>, level: usize, indent: usize, out: &mut Vec<u8>) {
-    pad(out, level * indent);
-    let structural = e.children().all(|c| match c.kind() {
-        NodeKind::Text => c.raw().iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')),
-        NodeKind::CData => false,
-        _ => true,
-    });
-    let has_children = e.children().any(|c| !c.is_text());
-    if !structural || !has_children {
-        if structural && !e.is_empty_element_tag() {
-            // only whitespace inside: keep tags, drop the whitespace
-            let st = e.start_tag_range().unwrap_or(0..0);
-            let ce = e.content_range().map_or(0, |r| r.end);
-            out.extend_from_slice(&t[st]);
-            out.extend_from_slice(&t[ce..e.range().end]);
-        } else {
-            out.extend_from_slice(e.raw());
-        }
-        out.push(b'\n');
-        return;
+/// Writes element `root` re-indented. Iterative (an explicit stack), so document
+/// depth is limited by memory, not by the call stack.
+fn element(t: &[u8], root: Node<'_>, level: usize, indent: usize, out: &mut Vec<u8>) {
+    enum Step<'d> {
+        Open(Node<'d>, usize),
+        Close(Node<'d>, usize),
+        Leaf(Node<'d>, usize),
     }
-    let st = e.start_tag_range().unwrap_or(0..0);
-    out.extend_from_slice(&t[st]);
-    out.push(b'\n');
-    for c in e.children() {
-        match c.kind() {
-            NodeKind::Element => element(t, c, level + 1, indent, out),
-            NodeKind::Text => {}
-            _ => {
-                pad(out, (level + 1) * indent);
-                out.extend_from_slice(c.raw());
+    let mut stack = vec![Step::Open(root, level)];
+    while let Some(step) = stack.pop() {
+        match step {
+            Step::Leaf(n, level) => {
+                pad(out, level * indent);
+                out.extend_from_slice(n.raw());
                 out.push(b'\n');
+            }
+            Step::Close(e, level) => {
+                pad(out, level * indent);
+                let ce = e.content_range().map_or(0, |r| r.end);
+                out.extend_from_slice(&t[ce..e.range().end]);
+                out.push(b'\n');
+            }
+            Step::Open(e, level) => {
+                pad(out, level * indent);
+                let structural = e.children().all(|c| match c.kind() {
+                    NodeKind::Text => c.raw().iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')),
+                    NodeKind::CData => false,
+                    _ => true,
+                });
+                let has_children = e.children().any(|c| !c.is_text());
+                if !structural || !has_children {
+                    if structural && !e.is_empty_element_tag() {
+                        // only whitespace inside: keep the tags, drop the whitespace
+                        let st = e.start_tag_range().unwrap_or(0..0);
+                        let ce = e.content_range().map_or(0, |r| r.end);
+                        out.extend_from_slice(&t[st]);
+                        out.extend_from_slice(&t[ce..e.range().end]);
+                    } else {
+                        out.extend_from_slice(e.raw());
+                    }
+                    out.push(b'\n');
+                    continue;
+                }
+                let st = e.start_tag_range().unwrap_or(0..0);
+                out.extend_from_slice(&t[st]);
+                out.push(b'\n');
+                stack.push(Step::Close(e, level));
+                let children: Vec<Node<'_>> = e.children().filter(|c| !c.is_text()).collect();
+                for c in children.into_iter().rev() {
+                    if c.is_element() {
+                        stack.push(Step::Open(c, level + 1));
+                    } else {
+                        // comments and PIs: written as they are, at the child level
+                        stack.push(Step::Leaf(c, level + 1));
+                    }
+                }
             }
         }
     }
-    pad(out, level * indent);
-    let ce = e.content_range().map_or(0, |r| r.end);
-    out.extend_from_slice(&t[ce..e.range().end]);
-    out.push(b'\n');
 }
 
 #[cfg(test)]

@@ -8,3 +8,4 @@ mod hostile;
 mod navigation;
 mod properties;
 mod regressions;
+mod syntax;

@@ -1,0 +1,329 @@
+//! Runs the built `vtdx` binary. Expected output is written by hand from the
+//! inputs; exit statuses follow the documented convention (0 well-formed, 1 not
+//! well-formed, 2 usage or I/O problem).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A scratch directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!("vtdx-cli-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+    fn file(&self, name: &str, content: &[u8]) -> &TempDir {
+        std::fs::write(self.0.join(name), content).unwrap();
+        self
+    }
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn vtdx(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vtdx"));
+    cmd.args(args).current_dir(dir).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    let mut child = cmd.spawn().expect("run vtdx");
+    if let Some(input) = stdin {
+        let mut w = child.stdin.take().unwrap();
+        w.write_all(input).unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited normally")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+const GOOD: &[u8] = b"<?xml version=\"1.0\"?>\n<a x=\"1\"><b>t</b><!--c--><c/></a>\n";
+/// U+0001 on line 2, after two spaces and a two-byte character: column 4, byte 8.
+const BAD: &[u8] = "<a>\n  é\u{1}</a>\n".as_bytes();
+/// Line breaks CR, then CR LF: the vertical tab is at line 3, column 1, byte 6.
+const BAD_CR: &[u8] = b"<a>\r\r\n\x0B</a>";
+
+#[test]
+fn check_good_file_exits_0_silently() {
+    let d = TempDir::new("good");
+    d.file("good.xml", GOOD);
+    let o = vtdx(d.path(), &["check", "good.xml"], None);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn check_bad_file_reports_file_line_column() {
+    let d = TempDir::new("bad");
+    d.file("bad.xml", BAD).file("bad-cr.xml", BAD_CR);
+    let o = vtdx(d.path(), &["check", "bad.xml"], None);
+    assert_eq!(code(&o), 1);
+    assert_eq!(stdout(&o), "");
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(lines[0].starts_with("bad.xml:2:4: "), "{err}");
+    assert!(lines[0].contains("U+0001"), "{err}");
+    assert!(lines[0].ends_with("(byte 8)"), "{err}");
+
+    let o = vtdx(d.path(), &["check", "bad-cr.xml"], None);
+    assert_eq!(code(&o), 1);
+    let err = stderr(&o);
+    assert!(err.starts_with("bad-cr.xml:3:1: "), "{err}");
+    assert!(err.contains("U+000B") && err.trim_end().ends_with("(byte 6)"), "{err}");
+}
+
+#[test]
+fn check_several_files_reports_only_the_bad_ones() {
+    let d = TempDir::new("several");
+    d.file("good.xml", GOOD).file("bad.xml", BAD).file("good2.xml", b"<z/>");
+    let o = vtdx(d.path(), &["check", "good.xml", "bad.xml", "good2.xml"], None);
+    assert_eq!(code(&o), 1);
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("bad.xml:2:4: "), "{err}");
+    let o = vtdx(d.path(), &["check", "good.xml", "good2.xml"], None);
+    assert_eq!(code(&o), 0);
+}
+
+#[test]
+fn check_reads_standard_input() {
+    let d = TempDir::new("stdin");
+    let o = vtdx(d.path(), &["check", "-"], Some(GOOD));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = vtdx(d.path(), &["check", "-"], Some(b"<a>\x01</a>"));
+    assert_eq!(code(&o), 1);
+    let err = stderr(&o);
+    assert!(err.starts_with("-:1:4: "), "{err}");
+    assert!(err.trim_end().ends_with("(byte 3)"), "{err}");
+    // unclosed element: the end of the input, line 2 column 4
+    let o = vtdx(d.path(), &["check", "-"], Some(b"<a>\n<b>"));
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).starts_with("-:2:4: "), "{}", stderr(&o));
+}
+
+#[test]
+fn quiet_prints_nothing() {
+    let d = TempDir::new("quiet");
+    d.file("bad.xml", BAD).file("good.xml", GOOD);
+    for flag in ["--quiet", "-q"] {
+        let o = vtdx(d.path(), &["check", flag, "good.xml", "bad.xml"], None);
+        assert_eq!(code(&o), 1);
+        assert_eq!(stdout(&o), "");
+        assert_eq!(stderr(&o), "");
+        let o = vtdx(d.path(), &["check", flag, "good.xml"], None);
+        assert_eq!(code(&o), 0);
+        assert_eq!(stderr(&o), "");
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let d = TempDir::new("usage");
+    d.file("good.xml", GOOD);
+    for args in [
+        &[][..],
+        &["check"][..],
+        &["frobnicate", "good.xml"][..],
+        &["check", "--no-such-flag", "good.xml"][..],
+        &["fmt", "--indent", "four", "good.xml"][..],
+        &["check", "--external-entities", "fetch", "good.xml"][..],
+    ] {
+        let o = vtdx(d.path(), args, None);
+        assert_eq!(code(&o), 2, "vtdx {args:?}: {}", stderr(&o));
+    }
+    let o = vtdx(d.path(), &["stats", "missing.xml"], None);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).starts_with("vtdx: "), "{}", stderr(&o));
+    let o = vtdx(d.path(), &["fmt", "missing.xml"], None);
+    assert_eq!(code(&o), 2);
+    let o = vtdx(d.path(), &["--version"], None);
+    assert_eq!(code(&o), 0);
+    assert!(stdout(&o).starts_with("vtdx "), "{}", stdout(&o));
+}
+
+#[test]
+
+fn check_missing_file_exits_2() {
+    let d = TempDir::new("missing");
+    let o = vtdx(d.path(), &["check", "missing.xml"], None);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("missing.xml"), "{}", stderr(&o));
+}
+
+#[test]
+fn stats_prints_every_field() {
+    let d = TempDir::new("stats");
+    // 3 elements, 2 attributes (one namespace declaration), 1 text node, 1 comment, depth 2
+    let doc = b"<a xmlns:p=\"urn:p\" x=\"1\"><b>t</b><!--c--><p:c/></a>";
+    d.file("s.xml", doc);
+    let o = vtdx(d.path(), &["stats", "--repeat", "3", "s.xml"], None);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    let field = |name: &str| -> String {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("{name}:")))
+            .unwrap_or_else(|| panic!("no `{name}:` line in\n{out}"));
+        line[name.len() + 1..].trim().to_string()
+    };
+    assert_eq!(field("file"), "s.xml");
+    assert_eq!(field("bytes"), doc.len().to_string());
+    assert!(field("encoding").contains("Utf8"), "{out}");
+    assert_eq!(field("elements"), "3");
+    assert!(field("attributes").starts_with("2 "), "{out}");
+    assert_eq!(field("text nodes"), "1");
+    assert!(field("other nodes").starts_with("1 "), "{out}");
+    assert_eq!(field("tokens"), "7");
+    assert_eq!(field("max depth"), "2");
+    let index: usize = field("index bytes").split_whitespace().next().unwrap().parse().unwrap();
+    assert!(index > 0);
+    assert!(field("parse time").contains("ms"), "{out}");
+    assert!(field("parse time").contains("median of 3"), "{out}");
+    assert!(field("throughput").ends_with("MB/s"), "{out}");
+
+    // from standard input, and an error
+    let o = vtdx(d.path(), &["stats", "-"], Some(doc));
+    assert_eq!(code(&o), 0);
+    assert!(stdout(&o).starts_with("file:"), "{}", stdout(&o));
+    let o = vtdx(d.path(), &["stats", "-"], Some(BAD));
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).starts_with("-:2:4: "), "{}", stderr(&o));
+}
+
+#[test]
+fn fmt_reindents_with_four_spaces() {
+    let d = TempDir::new("fmt");
+    let input = "<?xml version=\"1.0\"?><!--top--><a><b x=\"1\"><c>t &amp; u</c></b>\n\n<!--k--><d/>  <e>  </e><f>mixed <g/> text</f><?p data?></a>";
+    d.file("in.xml", input.as_bytes());
+    let expected = "<?xml version=\"1.0\"?>
+<!--top-->
+<a>
+    <b x=\"1\">
+        <c>t &amp; u</c>
+    </b>
+    <!--k-->
+    <d/>
+    <e></e>
+    <f>mixed <g/> text</f>
+    <?p data?>
+</a>
+";
+    let o = vtdx(d.path(), &["fmt", "--indent", "4", "in.xml"], None);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), expected);
+    // the default is two spaces
+    let o = vtdx(d.path(), &["fmt", "-"], Some(b"<a><b><c/></b></a>"));
+    assert_eq!(code(&o), 0);
+    assert_eq!(stdout(&o), "<a>\n  <b>\n    <c/>\n  </b>\n</a>\n");
+    // the output is well-formed
+    d.file("out.xml", expected.as_bytes());
+    assert_eq!(code(&vtdx(d.path(), &["check", "out.xml"], None)), 0);
+    // a bad input
+    let o = vtdx(d.path(), &["fmt", "-"], Some(BAD));
+    assert_eq!(code(&o), 1);
+    assert_eq!(stdout(&o), "");
+    assert!(stderr(&o).starts_with("-:2:4: "), "{}", stderr(&o));
+}
+
+#[test]
+fn parse_flags() {
+    let d = TempDir::new("flags");
+    d.file("deep.xml", b"<a><b><c/></b></a>")
+        .file("ext.xml", b"<!DOCTYPE a [<!ENTITY e SYSTEM 'e.xml'>]><a>&e;</a>")
+        .file("colons.xml", b"<a:b:c/>")
+        .file("size.xml", b"<a>0123456789</a>");
+    assert_eq!(code(&vtdx(d.path(), &["check", "deep.xml"], None)), 0);
+    let o = vtdx(d.path(), &["check", "--max-depth", "2", "deep.xml"], None);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).starts_with("deep.xml:1:7: "), "{}", stderr(&o));
+    assert!(stderr(&o).contains("limit exceeded"), "{}", stderr(&o));
+    assert_eq!(code(&vtdx(d.path(), &["check", "ext.xml"], None)), 0);
+    assert_eq!(code(&vtdx(d.path(), &["check", "--external-entities", "skip", "ext.xml"], None)), 0);
+    let o = vtdx(d.path(), &["check", "--external-entities", "error", "ext.xml"], None);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("`e`"), "{}", stderr(&o));
+    assert_eq!(code(&vtdx(d.path(), &["check", "colons.xml"], None)), 1);
+    assert_eq!(code(&vtdx(d.path(), &["check", "--no-namespaces", "colons.xml"], None)), 0);
+    assert_eq!(code(&vtdx(d.path(), &["check", "--max-size", "10", "size.xml"], None)), 1);
+    assert_eq!(code(&vtdx(d.path(), &["check", "--max-size", "17", "size.xml"], None)), 0);
+}
+
+#[test]
+fn billion_laughs_exits_1_fast() {
+    let d = TempDir::new("lol");
+    let mut doc = String::from("<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [\n<!ENTITY lol \"lol\">\n");
+    for i in 1..=9 {
+        let prev = if i == 1 { "lol".to_string() } else { format!("lol{}", i - 1) };
+        doc.push_str(&format!("<!ENTITY lol{i} \"{}\">\n", format!("&{prev};").repeat(10)));
+    }
+    doc.push_str("]>\n<lolz>&lol9;</lolz>\n");
+    d.file("lol.xml", doc.as_bytes());
+    let t0 = Instant::now();
+    let o = vtdx(d.path(), &["check", "lol.xml"], None);
+    let dt = t0.elapsed();
+    assert_eq!(code(&o), 1);
+    assert!(dt < Duration::from_secs(10), "took {dt:?}");
+    // the reference is on line 14, after `<lolz>`
+    assert!(stderr(&o).starts_with("lol.xml:14:7: "), "{}", stderr(&o));
+    assert!(stderr(&o).contains("limit exceeded"), "{}", stderr(&o));
+    let o = vtdx(d.path(), &["fmt", "lol.xml"], None);
+    assert_eq!(code(&o), 1);
+    assert_eq!(stdout(&o), "");
+}
+
+#[test]
+fn debug_index_matches_the_documented_example() {
+    // docs/index-format.md, "A worked example"
+    let d = TempDir::new("index");
+    let input = "<?xml version=\"1.0\"?>
+<po date=\"2026-11-02\">
+  <item n=\"1\">Can &amp; lid</item>
+  <!--rush-->
+  <item n=\"2\"/>
+</po>
+";
+    assert_eq!(input.len(), 116);
+    d.file("po.xml", input.as_bytes());
+    let o = vtdx(d.path(), &["debug", "index", "po.xml"], None);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split_whitespace().collect()).collect();
+    // word, kind and fields of each record, as in the document's listing
+    let expect: [&[&str]; 7] = [
+        &["0", "elem", "sym=0", "off=22", "next=25", "parent=-", "end=115"],
+        &["5", "attr", "sym=1", "off=26"],
+        &["7", "elem", "sym=2", "off=47", "next=14", "parent=0", "end=79"],
+        &["12", "attr", "sym=3", "off=53"],
+        &["14", "comment", "off=82", "end=93", "parent=0"],
+        &["18", "elem", "sym=2", "off=96", "next=25", "parent=0", "end=109"],
+        &["23", "attr", "sym=3", "off=102"],
+    ];
+    for e in expect {
+        assert!(
+            rows.iter().any(|r| r.len() >= e.len() && &r[..e.len()] == e),
+            "no row starting {e:?} in\n{out}"
+        );
+    }
+    assert!(out.contains("25 words (100 bytes) for 116 input bytes"), "{out}");
+}
