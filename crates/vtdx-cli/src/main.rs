@@ -152,6 +152,7 @@ fn run(cli: Cli) -> io::Result<ExitCode> {
         Cmd::Check { files, quiet, opts } => {
             let mut parser = Parser::with_options(opts.options());
             let mut all_ok = true;
+            let mut io_failed = false;
             for f in &files {
                 let bytes = match read_input(f) {
                     Ok(b) => b,
@@ -159,7 +160,7 @@ fn run(cli: Cli) -> io::Result<ExitCode> {
                         if !quiet {
                             eprintln!("{}: cannot read: {e}", display(f));
                         }
-                        all_ok = false;
+                        io_failed = true;
                         continue;
                     }
                 };
@@ -174,7 +175,13 @@ fn run(cli: Cli) -> io::Result<ExitCode> {
                 }
             }
             out.flush()?;
-            Ok(if all_ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+            Ok(if io_failed {
+                ExitCode::from(2)
+            } else if all_ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
         Cmd::Stats { file, repeat, opts } => {
             let bytes = read_input(&file)?;
