@@ -934,12 +934,16 @@ impl Run<'_> {
                 let an = std::str::from_utf8(&t[a.name_off as usize..a.name_end as usize]).unwrap_or("");
                 d.attribute(en, an).is_none_or(|ad| ad.ty == dtd::AttType::Cdata)
             });
-            let uri: String = if !cdata || memchr(b'&', raw).is_some() || memchr3(b'\t', b'\n', b'\r', raw).is_some() {
-                let s = std::str::from_utf8(raw).unwrap_or("");
-                dtd::normalize_attribute_value(s, t, a.val_start as usize, self.dtd.as_deref(), cdata, &mut self.budget, 0)?.into_owned()
+            let raw_str = std::str::from_utf8(raw).unwrap_or("");
+            let uri: std::borrow::Cow<'_, str> = if !cdata || memchr(b'&', raw).is_some() || memchr3(b'\t', b'\n', b'\r', raw).is_some() {
+                std::borrow::Cow::Owned(
+                    dtd::normalize_attribute_value(raw_str, t, a.val_start as usize, self.dtd.as_deref(), cdata, &mut self.budget, 0)?.into_owned(),
+                )
             } else {
-                String::from_utf8_lossy(raw).into_owned()
+                // the common case: no allocation (the URI is usually interned already)
+                std::borrow::Cow::Borrowed(raw_str)
             };
+            let uri: &str = &uri;
             let prefix = if a.qid == self.q_xmlns { NO_PREFIX } else { self.names.intern_qname(local_of(&t[a.name_off as usize..a.name_end as usize])) };
             let nerr = |detail: String| err(ErrorKind::ReservedNamespace { detail }, t, a.name_off as usize);
             if prefix == self.q_xmlns {
