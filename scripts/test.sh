@@ -14,10 +14,16 @@ fi
 echo "== build (release)"
 cargo build --release --workspace --all-targets
 
+echo "== Python test dependency: lxml (the differential tests compare against it)"
+python3 -m pip install -q --disable-pip-version-check lxml
+
 echo "== unit, integration, property and doc tests"
 cargo test --release --workspace
 
 echo "== W3C XML conformance suite"
 cargo run --release -q -p vtdx-conformance
+
+echo "== side-by-side benchmark harness (quick)"
+bash bench/run --quick
 
 echo "== all tests passed"

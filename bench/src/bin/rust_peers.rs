@@ -23,6 +23,11 @@ fn main() {
             std::process::exit(2);
         }
     };
+    // The glibc malloc settings come from the driver (bench/run), identical for every native peer.
+    if std::env::var_os("MALLOC_TRIM_THRESHOLD_").is_none() || std::env::var_os("MALLOC_MMAP_THRESHOLD_").is_none() {
+        eprintln!("rust_peers: MALLOC_TRIM_THRESHOLD_ and MALLOC_MMAP_THRESHOLD_ must be set (bench/run sets them)");
+        std::process::exit(2);
+    }
     let mut files = Vec::new();
     for f in &args.files {
         match std::fs::read(f) {

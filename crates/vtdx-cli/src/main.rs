@@ -14,6 +14,9 @@ use std::time::Instant;
 use clap::{Args, Parser as ClapParser, Subcommand, ValueEnum};
 use vtdx::{Document, ExternalEntityPolicy, NodeKind, ParseOptions, Parser};
 
+mod c14n;
+mod query;
+
 #[derive(ClapParser)]
 #[command(name = "vtdx", version, about = "A fast, strict XML toolkit: check, inspect and format XML")]
 struct Cli {
@@ -54,6 +57,13 @@ enum Cmd {
         #[command(flatten)]
         opts: ParseFlags,
     },
+    /// Evaluate an XPath 1.0 expression: `vtdx query [--ns P=URI]... [--var N=V]... FILE... EXPR`.
+    /// Exit 0 on success, 1 if a document is not well-formed, 2 on an XPath error.
+    Query(query::QueryArgs),
+    /// Write the canonical XML of a document or subtree: `vtdx c14n [--exclusive] [--c14n11] [--with-comments]
+    /// [--inclusive-prefixes "p1 p2"] [--subtree XPATH] [--exclude XPATH] FILE`.
+    /// Exit 0 on success, 1 if the document is not well-formed, 2 on a bad XPath.
+    C14n(c14n::C14nArgs),
     /// Developer tools.
     Debug {
         #[command(subcommand)]
@@ -237,6 +247,8 @@ fn run(cli: Cli) -> io::Result<ExitCode> {
                 }
             }
         }
+        Cmd::Query(q) => query::run(q, &mut out),
+        Cmd::C14n(a) => c14n::run(a, &mut out),
         Cmd::Debug { what: DebugCmd::Index { file } } => {
             let bytes = read_input(&file)?;
             let doc = match Document::parse(&bytes) {

@@ -25,6 +25,13 @@ pub use vtdx_core::{
 /// The core crate, for the expert-level API (token tape, name tables).
 pub use vtdx_core as core;
 
+/// XPath 1.0 on the token index: [`XPath`] compiles once and evaluates on any document.
+pub use vtdx_xpath as xpath;
+pub use vtdx_xpath::{Value, XPath, XPathError};
+
+/// Canonical XML 1.0/1.1 and Exclusive XML Canonicalization straight from the index: [`c14n::Canonicalizer`].
+pub use vtdx_c14n as c14n;
+
 /// The README's examples, run as doctests.
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]

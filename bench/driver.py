@@ -1,0 +1,542 @@
+#!/usr/bin/env python3
+"""Runs the side-by-side benchmark (called by bench/run, which installs and builds first).
+
+Every peer program loads its documents into memory and prints one JSON line per
+(peer, workload, document[, expression]); this driver runs them one after another (never two
+at once), with the same glibc malloc settings for every process, stores the lines in
+bench/out/<mode>/results/<workload>.jsonl, checks them against each other, and calls
+report.py. It exits non-zero when a program fails, a cell is missing, or the peers disagree.
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+OUT = BENCH / "out"
+
+# The glibc allocator settings of every native peer process (and the JVM's native side):
+# never give freed memory back to the OS between iterations (trim threshold 4 GiB), serve
+# every allocation up to glibc's maximum of 32 MiB from the heap rather than fresh mmap'd
+# pages, and grow the heap in 64 MiB steps. Without these, run order decided whether
+# pugixml or roxmltree paid page faults on every iteration.
+MALLOC_ENV = {
+    "MALLOC_TRIM_THRESHOLD_": str(4 << 30),
+    "MALLOC_MMAP_THRESHOLD_": str(32 << 20),
+    "MALLOC_TOP_PAD_": str(64 << 20),
+}
+
+JVM_OPTS = ["-server", "-XX:+UseParallelGC", "-Xms2g", "-Xmx8g", "-XX:+AlwaysPreTouch"]
+# The quick run's JVM smoke test: a small heap that starts at once.
+JVM_OPTS_QUICK = ["-server", "-XX:+UseParallelGC", "-Xmx1g", "-XX:TieredStopAtLevel=1"]
+# The memory workload measures the retained heap; no pre-touched heap to start.
+JVM_OPTS_MEMORY = ["-server", "-XX:+UseParallelGC", "-Xmx8g"]
+
+RUST_PEERS = ["vtdx", "vtdx-reuse", "quick-xml", "roxmltree", "simdxml"]
+NATIVE_PROGRAMS = [
+    # (program id, peers it runs)
+    ("rust", RUST_PEERS),
+    ("libxml2", ["libxml2"]),
+    ("expat", ["expat"]),
+    ("pugixml", ["pugixml", "pugixml-ws"]),
+    ("lxml", ["lxml"]),
+]
+JVM_PEERS = ["vtd-xml", "vtd-xml-reuse", "xerces-deferred", "xerces-full"]
+ALL_PEERS = [p for _, ps in NATIVE_PROGRAMS for p in ps] + JVM_PEERS
+WORKLOADS = ["parse", "roundtrip", "xpath", "many", "memory", "scan"]
+XPATH_DOCS = ["generated/po_small.xml", "generated/po_medium.xml", "generated/po_big.xml"]
+MEMORY_DOCS = ["generated/po_big.xml", "generated/soap_big.xml", "xmark/xmark-f0.1.xml", "generated/po_16mb.xml"]
+QUICK_DOCS = ["generated/po_small.xml", "generated/po_big.xml", "generated/soap_wss_2k.xml"]
+N_MESSAGES = 10_000
+
+# Measurement policies (milliseconds; see bench/src/harness.rs for the loop).
+POLICY = {
+    "full": {"warmup": 50, "min": 250, "max": 2000, "samples": 10, "jvm_workload_warmup": 2000, "jvm_warmup": 100},
+    "quick": {"warmup": 5, "min": 30, "max": 150, "samples": 5, "jvm_workload_warmup": 300, "jvm_warmup": 20},
+}
+
+
+def corpus_root():
+    return Path(os.environ.get("VTDX_CORPUS", ROOT.parent / "shared" / "corpus")).resolve()
+
+
+def bench_docs(quick):
+    base = corpus_root() / "bench"
+    if not base.is_dir():
+        sys.exit(f"ERROR: the benchmark corpus is missing at {base} (set VTDX_CORPUS)")
+    if quick:
+        return [base / d for d in QUICK_DOCS]
+    docs = sorted(base.glob("*/*.xml"), key=lambda p: (p.stat().st_size, str(p)))
+    return docs
+
+
+def doc_id(path):
+    return str(Path(path).resolve().relative_to(corpus_root() / "bench"))
+
+
+# ---------------------------------------------------------------- the 10,000 SOAP messages
+
+WORDS = ("lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et "
+         "dolore magna aliqua enim ad minim veniam quis nostrud exercitation ullamco laboris nisi aliquip ex ea "
+         "commodo consequat").split()
+B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "mallory", "oscar"]
+
+
+def make_messages(template: bytes, n=N_MESSAGES, seed=20060523):
+    """n distinct messages from soap_wss_2k.xml: same structure, every id, timestamp, token,
+    digest, signature, symbol and text changed (deterministic; each as long as the template,
+    2,048 bytes, unless ids grow past what the note text can absorb)."""
+    t = template.decode("utf-8")
+    fixed = {
+        "ts_id": 'wsu:Id="TS-1"', "ut_id": 'wsu:Id="UT-2"', "ut_ref": 'URI="#UT-2"',
+        "body_id": 'wsu:Id="Body-1"', "body_ref": 'URI="#Body-1"', "user": "<wsse:Username>alice<",
+        "symbol": "<m:symbol>ACME<", "note": "<m:note>lorem ipsum dolor sit amet co<",
+    }
+    for k, v in fixed.items():
+        if t.count(v) != 1:
+            raise SystemExit(f"ERROR: soap_wss_2k.xml changed: expected {v!r} once (message generator needs updating)")
+    tokens = re.findall(r">([A-Za-z0-9+/=]{20,})<", t)
+    if len(tokens) < 4 or len(re.findall(r"<wsu:(Created|Expires)>", t)) < 3:
+        raise SystemExit("ERROR: soap_wss_2k.xml changed: tokens/timestamps not found")
+    rnd = random.Random(seed)
+    out = []
+    seen = set()
+    for i in range(n):
+        m = t
+        m = m.replace(fixed["ts_id"], f'wsu:Id="TS-{i + 1}"')
+        m = m.replace(fixed["ut_id"], f'wsu:Id="UT-{i + 2}"').replace(fixed["ut_ref"], f'URI="#UT-{i + 2}"')
+        m = m.replace(fixed["body_id"], f'wsu:Id="Body-{i + 1}"').replace(fixed["body_ref"], f'URI="#Body-{i + 1}"')
+        m = m.replace(fixed["user"], f"<wsse:Username>{rnd.choice(NAMES)}{rnd.randrange(100)}<")
+        sym = "".join(rnd.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ") for _ in range(rnd.randint(3, 5)))
+        m = m.replace(fixed["symbol"], f"<m:symbol>{sym}<")
+        for tok in tokens:
+            m = m.replace(">" + tok + "<", ">" + "".join(rnd.choice(B64) for _ in tok) + "<", 1)
+        created = 1_714_557_600 + i * 7
+        m = re.sub(
+            r"<wsu:(Created|Expires)>[^<]*<",
+            lambda g: f"<wsu:{g.group(1)}>"
+            + time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(created + (300 if g.group(1) == "Expires" else 0)))
+            + "<",
+            m,
+        )
+        # The note text absorbs the length changes above: every message is as long as the template.
+        room = 29 - (len(m) - len(t))
+        note = " ".join(rnd.choice(WORDS) for _ in range(12))[:max(room, 4)].rstrip().ljust(max(room, 4), "x")
+        m = m.replace(fixed["note"], f"<m:note>{note}<")
+        b = m.encode("utf-8")
+        if b in seen:
+            raise SystemExit("ERROR: generated a duplicate SOAP message")
+        seen.add(b)
+        out.append(b)
+    return out
+
+
+def message_bundle(quick):
+    """The messages, NUL-separated, in bench/out/soap_messages.bin (regenerated when missing)."""
+    path = OUT / f"soap_messages_{N_MESSAGES}.bin"
+    if not path.exists():
+        template = (corpus_root() / "bench" / "generated" / "soap_wss_2k.xml").read_bytes()
+        msgs = make_messages(template)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(b"\0".join(msgs))
+        tmp.rename(path)
+    return path
+
+
+# ---------------------------------------------------------------- running the programs
+
+def program_cmd(prog, quick=False, workload=None):
+    if prog == "rust":
+        return [str(ROOT / "target" / "release" / "rust_peers")]
+    if prog in ("libxml2", "expat", "pugixml"):
+        return [str(OUT / "bin" / f"{prog}_peer")]
+    if prog == "lxml":
+        return [sys.executable, str(BENCH / "peers" / "python" / "lxml_peer.py")]
+    if prog == "jvm":
+        cp = f"{OUT / 'java' / 'target' / 'jvm-peers-0.1.0.jar'}:{OUT / 'java' / 'lib'}/*"
+        opts = JVM_OPTS_QUICK if quick else JVM_OPTS_MEMORY if workload == "memory" else JVM_OPTS
+        return ["java"] + opts + ["-cp", cp, "vtdxbench.Peers"]
+    raise ValueError(prog)
+
+
+class Failure(Exception):
+    pass
+
+
+def run_program(prog, workload, files, extra, timeout, log, quick=False):
+    cmd = program_cmd(prog, quick, workload) + [workload] + extra + [str(f) for f in files]
+    env = dict(os.environ)
+    env.update(MALLOC_ENV)
+    t0 = time.monotonic()
+    try:
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise Failure(f"{prog} {workload}: timed out after {timeout} s")
+    dt = time.monotonic() - t0
+    log.write(f"$ {' '.join(cmd[:6])} ... ({len(files)} files) -> rc={r.returncode} in {dt:.1f} s\n")
+    if r.stderr.strip():
+        log.write(r.stderr[-4000:] + "\n")
+    if r.returncode != 0:
+        raise Failure(f"{prog} {workload}: exit code {r.returncode}: {r.stderr.strip()[-800:]}")
+    lines = []
+    for ln in r.stdout.splitlines():
+        ln = ln.strip()
+        if not ln:
+            continue
+        try:
+            lines.append(json.loads(ln))
+        except json.JSONDecodeError:
+            raise Failure(f"{prog} {workload}: not a JSON line: {ln[:200]}")
+    return lines, dt
+
+
+def policy_args(pol, jvm=False, many=False):
+    a = ["--warmup-ms", str(pol["jvm_warmup"] if jvm else pol["warmup"]), "--min-ms", str(pol["min"]),
+         "--max-ms", str(pol["max"] * (3 if many else 1)), "--min-samples", str(max(3, pol["samples"] // 2) if many else pol["samples"])]
+    if jvm:
+        a += ["--workload-warmup-ms", str(pol["jvm_workload_warmup"])]
+    return a
+
+
+def run_workload(workload, mode, with_jvm, log):
+    quick = mode == "quick"
+    pol = POLICY[mode]
+    timeout = 120 if quick else 900
+    docs = bench_docs(quick)
+    results = []
+    timings = {}
+
+    def go(prog, files, extra, peers=None):
+        ex = list(extra)
+        if peers:
+            ex = ["--peers", ",".join(peers)] + ex
+        lines, dt = run_program(prog, workload, files, ex, timeout, log, quick)
+        key = prog if not peers or prog != "jvm" else f"jvm:{peers[0]}"
+        timings[key] = timings.get(key, 0) + dt
+        for d in lines:
+            d["program"] = prog
+        results.extend(lines)
+        print(f"    {key:<22} {len(lines):4d} results  {dt:6.1f} s", flush=True)
+
+    if workload == "scan":
+        go("rust", docs, policy_args(pol), ["memchr", "memcpy"])
+    elif workload == "memory":
+        mdocs = [corpus_root() / "bench" / d for d in (["generated/po_big.xml"] if quick else MEMORY_DOCS)]
+        for prog, peers in NATIVE_PROGRAMS + ([("jvm", JVM_PEERS)] if with_jvm and not quick else []):
+            for p in peers:
+                if p == "vtdx-reuse":
+                    continue  # same document, same index as vtdx
+                for d in mdocs:
+                    lines, dt = run_program(prog, "memory", [d], ["--peers", p], timeout, log)
+                    for x in lines:
+                        x["program"] = prog
+                    results.extend(lines)
+                    timings[p] = timings.get(p, 0) + dt
+        print(f"    memory: {len(results)} results in {sum(timings.values()):.1f} s", flush=True)
+    else:
+        if workload == "xpath":
+            files = [corpus_root() / "bench" / d for d in (XPATH_DOCS[:1] if quick else XPATH_DOCS)]
+        elif workload == "many":
+            files = [message_bundle(quick)]
+        else:
+            files = docs
+        many = workload == "many"
+        for prog, _peers in NATIVE_PROGRAMS:
+            go(prog, files, policy_args(pol, many=many))
+        if with_jvm:
+            if quick:
+                # A smoke test that the JVM peers still build, run and agree with the others: one JVM for
+                # all four, on po_small only, and not the many-messages workload (seconds per pass).
+                if not many:
+                    go("jvm", [f for f in files if f.name == "po_small.xml"], policy_args(pol, jvm=True))
+            else:
+                for p in JVM_PEERS:  # one JVM per peer, each with its own JIT warm-up
+                    go("jvm", files, policy_args(pol, jvm=True, many=many), [p])
+    return results, timings, [doc_id(d) for d in docs]
+
+
+# ---------------------------------------------------------------- checks
+
+def has_dtd(path):
+    with open(path, "rb") as fh:
+        head = fh.read(4096)
+    return b"<!DOCTYPE" in head
+
+
+def check(workload, results, docs, with_jvm, quick):
+    """Cross-checks; returns (failures, notes). A failure makes the run exit non-zero."""
+    fails, notes = [], []
+    peers = [p for p in ALL_PEERS if with_jvm or p not in JVM_PEERS]
+    if quick and workload in ("many", "memory"):
+        peers = [p for p in peers if p not in JVM_PEERS]
+
+    def expected(p, d):  # the quick run's JVM smoke test covers po_small only
+        return not (quick and p in JVM_PEERS and d != "generated/po_small.xml")
+    for r in results:
+        if r.get("status") == "error":
+            fails.append(f"{workload}: {r['peer']} on {r.get('doc')}: {r.get('reason')}")
+        if r.get("reparse_error"):
+            fails.append(f"{workload}: {r['peer']} output of {r.get('doc')} does not re-parse: {r['reparse_error']}")
+    by = {}
+    for r in results:
+        by.setdefault((r["peer"], r.get("doc"), r.get("expr")), r)
+    generated = lambda d: d.startswith("generated/") or d.startswith("soap_messages")
+
+    if workload in ("parse", "roundtrip"):
+        for d in docs:
+            for p in peers:
+                if (p, d, None) not in by:
+                    if expected(p, d):
+                        fails.append(f"{workload}: no result for {p} on {d}")
+                elif by[(p, d, None)]["status"] == "rejected" and generated(d):
+                    fails.append(f"{workload}: {p} rejected {d}: {by[(p, d, None)].get('reason')}")
+    if workload == "parse":
+        for d in docs:
+            counts = {p: by[(p, d, None)]["elements"] for p in peers if (p, d, None) in by and by[(p, d, None)]["status"] == "ok"}
+            if len(set(counts.values())) > 1:
+                msg = f"parse: element counts differ on {d}: " + ", ".join(f"{p}={n}" for p, n in sorted(counts.items()))
+                if has_dtd(corpus_root() / "bench" / d):
+                    notes.append(msg + " (the document declares entities in its DTD; peers that keep entity "
+                                 "references unexpanded count fewer elements)")
+                else:
+                    fails.append(msg)
+    if workload == "roundtrip":
+        for r in results:
+            if r["status"] != "ok":
+                continue
+            if r["peer"] in ("vtdx", "vtdx-reuse", "vtd-xml", "vtd-xml-reuse") and not r.get("identical"):
+                fails.append(f"roundtrip: {r['peer']} output of {r['doc']} is not byte-identical to the input")
+            ref = by.get(("vtdx", r["doc"], None))
+            if ref and ref.get("out_elements") is not None and "out_elements" in r and not has_dtd(corpus_root() / "bench" / r["doc"]):
+                if r["out_elements"] != ref["out_elements"]:
+                    fails.append(f"roundtrip: {r['peer']} output of {r['doc']} has {r['out_elements']} elements, vtdx's {ref['out_elements']}")
+    if workload == "xpath":
+        xdocs = sorted({r["doc"] for r in results})
+        for d in xdocs:
+            for e in range(1, 6):
+                cells = {p: by.get((p, d, e)) for p in peers}
+                for p, c in cells.items():
+                    if c is None:
+                        fails.append(f"xpath: no result for {p} on {d} expression {e}")
+                ok = {p: c for p, c in cells.items() if c and c["status"] == "ok"}
+                sel = {p: c["selected"] for p, c in ok.items()}
+                outs = {p: c.get("out_elements") for p, c in ok.items()}
+                if len(ok) < 2:
+                    fails.append(f"xpath: fewer than two peers ran {d} expression {e}")
+                if len(set(sel.values())) > 1:
+                    fails.append(f"xpath: peers disagree on the nodes selected by expression {e} on {d}: {sel}")
+                if len(set(outs.values())) > 1:
+                    fails.append(f"xpath: peers disagree on the elements left by expression {e} on {d}: {outs}")
+    if workload == "many":
+        ok = {r["peer"]: r for r in results if r["status"] == "ok"}
+        for p in peers:
+            if p not in ok:
+                fails.append(f"many: no result for {p}")
+        if len({r["messages"] for r in ok.values()}) > 1 or any(r["messages"] != N_MESSAGES for r in ok.values()):
+            fails.append("many: peers saw different numbers of messages: " + str({p: r["messages"] for p, r in ok.items()}))
+        if len({r["elements"] for r in ok.values()}) > 1:
+            fails.append("many: element counts differ: " + str({p: r["elements"] for p, r in ok.items()}))
+    if workload == "memory":
+        if not any(r["peer"] == "vtdx" and r["status"] == "ok" and r.get("index_bytes") for r in results):
+            fails.append("memory: no vtdx result with index bytes")
+    if workload == "scan":
+        for d in docs:
+            for p in ("memchr", "memcpy"):
+                if (p, d, None) not in by:
+                    fails.append(f"scan: no {p} result for {d}")
+    return fails, notes
+
+
+# ---------------------------------------------------------------- machine and versions
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=60).stdout.strip()
+    except Exception:
+        return ""
+
+
+def machine_info():
+    cpuinfo = Path("/proc/cpuinfo").read_text()
+    model = re.search(r"^model name\s*:\s*(.*)$", cpuinfo, re.M)
+    model = model.group(1).strip() if model else platform_fallback()
+    mhz = [float(x) for x in re.findall(r"^cpu MHz\s*:\s*([\d.]+)", cpuinfo, re.M)]
+    lscpu = sh("lscpu")
+    lsf = dict(re.findall(r"^([^:]+):\s*(.*)$", lscpu, re.M))
+    ghz, source = None, None
+    m = re.search(r"@\s*([\d.]+)\s*GHz", model)
+    if m:
+        ghz, source = float(m.group(1)), "the CPU model name"
+    elif Path("/sys/devices/system/cpu/cpu0/cpufreq/base_frequency").exists():
+        ghz = int(Path("/sys/devices/system/cpu/cpu0/cpufreq/base_frequency").read_text()) / 1e6
+        source = "cpufreq base_frequency"
+    elif mhz:
+        ghz, source = round(max(mhz) / 1000, 2), "/proc/cpuinfo `cpu MHz` (this KVM guest reports the fixed TSC clock; no frequency scaling is visible)"
+    return {
+        "cpu_model": model,
+        "vendor": lsf.get("Vendor ID", ""),
+        "family_model": f"family {lsf.get('CPU family', '?')}, model {lsf.get('Model', '?')}, stepping {lsf.get('Stepping', '?')}",
+        "cores": os.cpu_count(),
+        "threads_per_core": lsf.get("Thread(s) per core", ""),
+        "hypervisor": lsf.get("Hypervisor vendor", ""),
+        "caches": {k: lsf.get(k, "") for k in ("L1d cache", "L2 cache", "L3 cache")},
+        "cpu_mhz": max(mhz) if mhz else None,
+        "nominal_ghz": ghz,
+        "nominal_ghz_source": source,
+        "mem_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+        "os": sh(". /etc/os-release && echo $PRETTY_NAME"),
+        "kernel": sh("uname -r"),
+        "glibc": sh("ldd --version | head -1"),
+        "gcc": sh("gcc --version | head -1"),
+        "rustc": sh("rustc --version"),
+        "java": sh("java -version 2>&1 | head -1"),
+        "python": sys.version.split()[0],
+    }
+
+
+def platform_fallback():
+    import platform
+    return platform.processor() or "unknown"
+
+
+def versions(with_jvm, log):
+    v = {}
+    for prog in ["libxml2", "expat", "pugixml", "lxml"] + (["jvm"] if with_jvm else []):
+        lines, _ = run_program(prog, "versions", [], [], 120, log)
+        for d in lines:
+            d.pop("workload", None)
+            d.pop("file", None)
+            v[d.pop("peer")] = d
+    lock = (ROOT / "Cargo.lock").read_text()
+    crates = {}
+    for m in re.finditer(r'\[\[package\]\]\nname = "([^"]+)"\nversion = "([^"]+)"', lock):
+        crates[m.group(1)] = m.group(2)
+    for p, c in [("quick-xml", "quick-xml"), ("roxmltree", "roxmltree"), ("simdxml", "simdxml"), ("memchr", "memchr")]:
+        v[p] = {"version": crates.get(c, "?"), "source": "crates.io (Cargo.lock)"}
+    vtdx_v = crates.get("vtdx", "?")
+    commit = sh(f"git -C {ROOT} rev-parse --short HEAD")
+    dirty = sh(f"git -C {ROOT} status --porcelain -- crates") != ""
+    v["vtdx"] = {"version": vtdx_v, "commit": commit + ("+uncommitted changes in crates/" if dirty else "")}
+    v["vtdx-reuse"] = v["vtdx"]
+    v["memcpy"] = {"version": "Rust core::slice::copy_from_slice (glibc memcpy)"}
+    for pkg, peer in [("libpugixml-dev", "pugixml"), ("libxml2", "libxml2"), ("libexpat1", "expat")]:
+        deb = sh(f"dpkg-query -W -f='${{Version}}' {pkg}")
+        if peer in v:
+            v[peer]["debian_package"] = f"{pkg} {deb}"
+    if "pugixml-ws" in v and "pugixml" in v:
+        v["pugixml-ws"] = v["pugixml"]
+    return v
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="small documents, short runs, JVM smoke test only, no charts")
+    ap.add_argument("--only", action="append", default=[], help="run only this workload (repeatable, or comma-separated): " + ", ".join(WORKLOADS))
+    ap.add_argument("--no-jvm", action="store_true", help="leave out the JVM peers")
+    ap.add_argument("--no-report", action="store_true")
+    ap.add_argument("--wait-quiet", type=float, default=0, metavar="MINUTES",
+                    help="first wait up to MINUTES for the 1-minute load average to fall below 0.5")
+    a = ap.parse_args()
+    mode = "quick" if a.quick else "full"
+    only = [w for x in a.only for w in x.split(",") if w]
+    for w in only:
+        if w not in WORKLOADS:
+            sys.exit(f"unknown workload {w}; one of: {', '.join(WORKLOADS)}")
+    workloads = only or WORKLOADS
+    with_jvm = not a.no_jvm and shutil.which("java") is not None
+    mdir = OUT / mode
+    (mdir / "results").mkdir(parents=True, exist_ok=True)
+    log = open(mdir / "run.log", "a")
+    log.write(f"\n==== {time.strftime('%Y-%m-%d %H:%M:%S')} {mode} {workloads}\n")
+
+    if a.wait_quiet > 0:
+        deadline = time.monotonic() + 60 * a.wait_quiet
+        while os.getloadavg()[0] >= 0.5 and time.monotonic() < deadline:
+            print(f"bench: waiting for a quiet machine (load average {os.getloadavg()[0]:.2f})", flush=True)
+            time.sleep(30)
+    t_start = time.monotonic()
+    load_before = os.getloadavg()
+    failures, notes = [], []
+    meta_path = mdir / "meta.json"
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() and only else {"workloads": {}}
+    print(f"bench: {mode} run of {', '.join(workloads)} (load average {load_before[0]:.2f})", flush=True)
+    if load_before[0] > 0.5 and not a.quick:
+        print("bench: WARNING: the machine is busy; figures will be noisy", flush=True)
+    try:
+        meta["machine"] = machine_info()
+        meta["versions"] = versions(with_jvm, log)
+    except Failure as e:
+        failures.append(str(e))
+    for w in workloads:
+        print(f"  {w}", flush=True)
+        t0 = time.monotonic()
+        load_w = os.getloadavg()[0]
+        try:
+            results, timings, docs = run_workload(w, mode, with_jvm, log)
+        except Failure as e:
+            failures.append(str(e))
+            print(f"    FAILED: {e}", flush=True)
+            continue
+        for r in results:
+            if r.get("file"):
+                f = Path(r["file"])
+                r["doc"] = doc_id(f) if str(f.resolve()).startswith(str(corpus_root())) else f.name.replace(".bin", "")
+        f, n = check(w, results, docs if w not in ("xpath", "many") else [], with_jvm, a.quick)
+        failures += f
+        notes += n
+        with open(mdir / "results" / f"{w}.jsonl", "w") as fh:
+            for r in results:
+                fh.write(json.dumps(r) + "\n")
+        meta["workloads"][w] = {
+            "finished": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+            "seconds": round(time.monotonic() - t0, 1),
+            "program_seconds": {k: round(v, 1) for k, v in timings.items()},
+            "load_before": load_w,
+            "load_after": os.getloadavg()[0],
+            "failures": f,
+            "notes": n,
+        }
+    meta.update({
+        "mode": mode,
+        "jvm": with_jvm,
+        "policy": POLICY[mode],
+        "malloc_env": MALLOC_ENV,
+        "jvm_opts": JVM_OPTS_QUICK if a.quick else JVM_OPTS,
+        "messages": N_MESSAGES,
+        "memory_docs": ["generated/po_big.xml"] if a.quick else MEMORY_DOCS,
+        "run_seconds": round(time.monotonic() - t_start, 1),
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
+        "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+        "corpus": str(corpus_root()),
+    })
+    meta_path.write_text(json.dumps(meta, indent=1))
+    if not a.no_report:
+        cmd = [sys.executable, str(BENCH / "report.py"), "--mode", mode]
+        r = subprocess.run(cmd)
+        if r.returncode != 0:
+            failures.append("report.py failed")
+    dt = time.monotonic() - t_start
+    for n in notes:
+        print(f"bench: note: {n}")
+    if failures:
+        for f in failures:
+            print(f"bench: FAIL: {f}", file=sys.stderr)
+        print(f"bench: {len(failures)} failure(s) in {dt:.0f} s", file=sys.stderr)
+        sys.exit(1)
+    print(f"bench: {mode} run passed its cross-checks in {dt:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+//! The escaping rules of Canonical XML (C14N 1.0 §2.3): exactly these
+//! replacements, nothing else.
+
+/// Text nodes (and CDATA content): `&` `<` `>` and CR.
+#[inline]
+pub(crate) fn text_into(out: &mut Vec<u8>, s: &[u8]) {
+    let mut last = 0;
+    for (i, &b) in s.iter().enumerate() {
+        if CLASS[b as usize] & 8 == 0 {
+            continue;
+        }
+        let rep: &[u8] = match b {
+            b'&' => b"&amp;",
+            b'<' => b"&lt;",
+            b'>' => b"&gt;",
+            b'\r' => b"&#xD;",
+            _ => continue,
+        };
+        out.extend_from_slice(&s[last..i]);
+        out.extend_from_slice(rep);
+        last = i + 1;
+    }
+    out.extend_from_slice(&s[last..]);
+}
+
+/// Attribute values (and namespace URIs): `&` `<` `"` TAB LF CR.
+#[inline]
+pub(crate) fn attr_into(out: &mut Vec<u8>, s: &[u8]) {
+    let mut last = 0;
+    for (i, &b) in s.iter().enumerate() {
+        if CLASS[b as usize] & 16 == 0 {
+            continue;
+        }
+        let rep: &[u8] = match b {
+            b'&' => b"&amp;",
+            b'<' => b"&lt;",
+            b'"' => b"&quot;",
+            b'\t' => b"&#x9;",
+            b'\n' => b"&#xA;",
+            b'\r' => b"&#xD;",
+            _ => continue,
+        };
+        out.extend_from_slice(&s[last..i]);
+        out.extend_from_slice(rep);
+        last = i + 1;
+    }
+    out.extend_from_slice(&s[last..]);
+}
+
+/// Does writing `s` as an attribute value change it? (`&` `"` TAB LF CR are all
+/// below 0x27, so eight bytes at a time: a chunk with no byte below 0x27 and
+/// no `<` is clean; any other chunk is checked byte by byte.)
+pub(crate) fn attr_needs_escape(s: &[u8]) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = s.chunks_exact(8);
+    for c in &mut chunks {
+        let v = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        // bytes below 0x27 (no byte of a UTF-8 string has the high bit set and is
+        // below 0x27, so the borrow trick is exact here), or a `<`
+        if (v.wrapping_sub(LO * 0x27) & !v & HI) | has_byte(v, b'<') != 0 && c.iter().any(|&b| CLASS[b as usize] & 16 != 0) {
+            return true;
+        }
+    }
+    chunks.remainder().iter().any(|&b| CLASS[b as usize] & 16 != 0)
+}
+
+/// Byte classes: bit 1 = changes in text (`&` `>` CR); bit 2 = changes when
+/// an attribute value is read (`&` TAB LF CR); bit 4 = escaped in a canonical
+/// attribute value though unchanged by reading (`"`, and `<`, which cannot
+/// occur raw); bit 8 = escaped in text (`&` `<` `>` CR); bit 16 = escaped in
+/// an attribute value (`&` `<` `"` TAB LF CR).
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'&' as usize] = 1 | 2 | 8 | 16;
+    t[b'>' as usize] = 1 | 8;
+    t[b'\r' as usize] = 1 | 2 | 8 | 16;
+    t[b'\t' as usize] = 2 | 16;
+    t[b'\n' as usize] = 2 | 16;
+    t[b'"' as usize] = 4 | 16;
+    t[b'<' as usize] = 4 | 8 | 16;
+    t
+};
+
+/// Nonzero when some byte of `v` equals `b` (the classic SWAR zero-byte test).
+#[inline(always)]
+fn has_byte(v: u64, b: u8) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let x = v ^ (LO * b as u64);
+    x.wrapping_sub(LO) & !x & HI
+}
+
+/// True when raw character data is its canonical form: no reference, no `>`,
+/// no CR (`<` cannot occur raw). Short runs (most text between tags) are
+/// checked eight bytes at a time; long ones with a vectorized search.
+#[inline]
+pub(crate) fn text_raw_is_canonical(raw: &[u8]) -> bool {
+    if raw.len() > 64 {
+        return memchr::memchr3(b'&', b'>', b'\r', raw).is_none();
+    }
+    let mut chunks = raw.chunks_exact(8);
+    for c in &mut chunks {
+        let v = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        if has_byte(v, b'&') | has_byte(v, b'>') | has_byte(v, b'\r') != 0 {
+            return false;
+        }
+    }
+    let mut acc = 0u8;
+    for &b in chunks.remainder() {
+        acc |= CLASS[b as usize];
+    }
+    acc & 1 == 0
+}
+
+/// Finds the closing `quote` of an attribute value starting at `t[vs]`; returns
+/// its offset, whether the value reads as written (no reference, no white
+/// space to normalize), and whether it is canonical as written.
+#[inline]
+pub(crate) fn scan_attr_value(t: &[u8], vs: usize, quote: u8) -> (usize, bool, bool) {
+    let mut acc = 0u8;
+    let mut i = vs;
+    while i < t.len() {
+        let b = t[i];
+        if b == quote {
+            return (i, acc & 2 == 0, acc & 6 == 0 && quote == b'"');
+        }
+        acc |= CLASS[b as usize];
+        i += 1;
+    }
+    (t.len(), false, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_checks() {
+        assert!(text_raw_is_canonical(b"plain text \t\n with \" and '"));
+        for bad in [&b"a&b"[..], b"a>b", b"a\rb"] {
+            assert!(!text_raw_is_canonical(bad));
+            let long: Vec<u8> = std::iter::repeat_n(b'x', 40).chain(bad.iter().copied()).collect();
+            assert!(!text_raw_is_canonical(&long));
+        }
+        let t = b"\"a>b'c\" 'x\"y' \"a&b\" \"t\tu\"";
+        assert_eq!(scan_attr_value(t, 1, b'"'), (6, true, true));
+        assert_eq!(scan_attr_value(t, 9, b'\''), (12, true, false));
+        assert_eq!(scan_attr_value(t, 15, b'"'), (18, false, false));
+        assert_eq!(scan_attr_value(t, 21, b'"'), (24, false, false));
+    }
+
+    #[test]
+    fn attr_escape_check() {
+        for (s, want) in [
+            (&b"http://www.w3.org/2000/09/xmldsig#"[..], false),
+            (b"urn:x:y", false),
+            (b"http://a.example/with space/and-more-than-eight", false),
+            (b"http://a.example/q?a=1&b=2", true),
+            (b"http://a.example/<x>", true),
+            (b"abcdefgh\"ijklmnop", true),
+            (b"abcdefghijklmno\t", true),
+            (b"\n", true),
+            (b"caf\xc3\xa9-\xe2\x82\xac-unicode-uri", false),
+        ] {
+            assert_eq!(attr_needs_escape(s), want, "{:?}", String::from_utf8_lossy(s));
+        }
+    }
+
+    #[test]
+    fn exact_replacements() {
+        let mut v = Vec::new();
+        text_into(&mut v, b"a&b<c>d\re\"f'g\th\ni");
+        assert_eq!(v, b"a&amp;b&lt;c&gt;d&#xD;e\"f'g\th\ni");
+        v.clear();
+        attr_into(&mut v, b"a&b<c>d\re\"f'g\th\ni");
+        assert_eq!(v, b"a&amp;b&lt;c>d&#xD;e&quot;f'g&#x9;h&#xA;i");
+    }
+}

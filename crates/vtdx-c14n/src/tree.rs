@@ -1,0 +1,738 @@
+//! The tree walk: the whole document, one subtree, or a subtree minus
+//! excluded subtrees, canonicalized by walking the token tape
+//! (`docs/index-format.md`) record by record and writing bytes.
+//!
+//! Every node under the apex is in the node-set, so namespace processing
+//! needs only the declarations on each element (and, for the apex, what it
+//! inherits), and a token that is canonical as written — a start tag with
+//! its declarations and attributes in canonical order, non-redundant, double
+//! quoted, single spaced, free of references and of characters that
+//! normalization changes; an end tag without white space; character data
+//! without `&`, `>` or CR; a comment without CR; a PI as `<?target data?>` —
+//! is not rebuilt: it extends the current *raw span*, a byte range of the
+//! input written in one piece when a token that must be rebuilt (an
+//! empty-element tag, a CDATA section, a reference...) interrupts it. On
+//! canonical input the whole subtree is one copy.
+//!
+//! The slow path of a start tag uses the `Node` API (attribute values
+//! normalized by their DTD type, DTD defaults, inherited `xml:*`
+//! attributes); element nodes come from a `descendant_elements` iterator
+//! advanced in step with the walk, so they cost nothing when not needed.
+
+use std::io::{self, Write};
+use std::iter::Peekable;
+use std::ops::Range;
+
+use vtdx_core::dtd::AttDefault;
+use vtdx_core::{DescendantElements, Document, Names, Node, NsId, Sym, NS_NONE};
+
+use crate::common::{self, lookup, Att, NsCache, Sink};
+use crate::small::Stack;
+use crate::escape;
+use crate::{Algorithm, C14nError, Canonicalizer};
+
+// The record layout of the tape (docs/index-format.md).
+const KIND_SHIFT: u32 = 28;
+const PAYLOAD_MASK: u32 = (1 << KIND_SHIFT) - 1;
+const K_ELEM: u32 = 1;
+const K_ATTR: u32 = 2;
+const K_NSDECL: u32 = 3;
+const K_COMMENT: u32 = 4;
+const K_PI: u32 = 5;
+const K_CDATA: u32 = 6;
+const ELEM_WORDS: u32 = 5;
+const ATTR_WORDS: u32 = 2;
+const LEAF_WORDS: u32 = 4;
+
+const NO_SPAN: (usize, usize) = (usize::MAX, usize::MAX);
+
+#[inline(always)]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// An open element.
+#[derive(Clone, Copy, Default)]
+struct Open<'d> {
+    /// Word index just past the element's subtree.
+    next: u32,
+    /// Byte offset just past the element.
+    end: usize,
+    qname: &'d str,
+    empty: bool,
+    scope: usize,
+    rendered: usize,
+}
+
+struct Tree<'d, 'c, 'w, W: Write + ?Sized> {
+    c: &'c Canonicalizer,
+    doc: &'d Document<'d>,
+    text: &'d [u8],
+    tape: &'d [u32],
+    names: &'d Names,
+    sink: Sink<'w, W>,
+    /// Pending raw byte range of `text` (`NO_SPAN`: none).
+    span: (usize, usize),
+    fast: bool,
+    exclusive: bool,
+    with_comments: bool,
+    /// Every binding declared on the open elements (and inherited by the apex).
+    scope: Stack<(&'d str, NsId), 8>,
+    /// The bindings in force in the output, nearest last.
+    rendered: Stack<(&'d str, NsId), 8>,
+    stack: Stack<Open<'d>, 8>,
+    /// Byte offset up to which the input has been accounted for.
+    pos: usize,
+    apex: Node<'d>,
+    apex_start: usize,
+    els: Peekable<DescendantElements<'d>>,
+    /// Sorted start offsets of the excluded elements and leaf nodes.
+    excluded: Vec<usize>,
+    decls: Stack<(&'d str, NsId, usize), 4>,
+    ns_out: Stack<(&'d str, NsId), 4>,
+    atts: Vec<Att<'d>>,
+    scratch: Vec<u8>,
+    ns_cache: NsCache,
+    dtd_atts: bool,
+    /// Per symbol: 0 unknown, 1 no attribute definitions in the DTD, 2 some.
+    dtd_cache: Vec<u8>,
+}
+
+impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
+    // ---- output ----------------------------------------------------------------------------
+
+    /// Appends a raw range of the input to the pending span.
+    #[inline]
+    fn raw(&mut self, r: Range<usize>) -> io::Result<()> {
+        if self.span.1 == r.start {
+            self.span.1 = r.end;
+            return Ok(());
+        }
+        self.end_span()?;
+        self.span = (r.start, r.end);
+        Ok(())
+    }
+
+    /// Writes the pending span; generated output may follow.
+    #[inline]
+    fn end_span(&mut self) -> io::Result<()> {
+        if self.span.0 != usize::MAX {
+            let (s, e) = self.span;
+            self.span = NO_SPAN;
+            if e > s {
+                let t = self.text;
+                self.sink.put(&t[s..e])?;
+            }
+        }
+        Ok(())
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------
+
+    /// The element node starting at byte `start` (an element of the walk).
+    #[inline(never)]
+    fn node_for(&mut self, start: usize) -> Node<'d> {
+        if start == self.apex_start {
+            return self.apex;
+        }
+        while let Some(n) = self.els.peek() {
+            if n.range().start < start {
+                self.els.next();
+            } else {
+                break;
+            }
+        }
+        match self.els.peek() {
+            Some(n) if n.range().start == start => *n,
+            _ => self
+                .apex
+                .descendant_elements()
+                .find(|n| n.range().start == start)
+                .unwrap_or(self.apex),
+        }
+    }
+
+    fn dtd_declares(&mut self, sym: Sym, qname: &str) -> bool {
+        let k = sym as usize;
+        if self.dtd_cache.len() <= k {
+            self.dtd_cache.resize(k + 1, 0);
+        }
+        if self.dtd_cache[k] == 0 {
+            self.dtd_cache[k] = if common::dtd_declares(self.doc, qname) { 2 } else { 1 };
+        }
+        self.dtd_cache[k] == 2
+    }
+
+    fn is_excluded(&self, start: usize) -> bool {
+        !self.excluded.is_empty() && self.excluded.binary_search(&start).is_ok()
+    }
+
+    // ---- elements ------------------------------------------------------------------------------
+
+    /// Processes the start tag of the element record at word `i`; returns the word
+    /// after its attribute records.
+    fn open(&mut self, i: u32, parent_output: bool) -> Result<u32, C14nError> {
+        let tape = self.tape;
+        let t = self.text;
+        let names = self.names;
+        let iu = i as usize;
+        let sym = tape[iu] & PAYLOAD_MASK;
+        let qname = names.qname(sym);
+        let start = tape[iu + 1] as usize;
+        let next = tape[iu + 2];
+        let end = tape[iu + 4] as usize;
+        let (scope_mark, rendered_mark) = (self.scope.len(), self.rendered.len());
+        self.decls.clear();
+
+        // the attribute records: value ranges, the raw checks, the declarations
+        // (the apex of an inclusive algorithm declares what it inherits: rebuilt)
+        let mut raw_ok = self.fast && (parent_output || self.exclusive);
+        let mut p = start + 1 + qname.len();
+        let mut n_attrs = 0usize;
+        let mut prev_key: (&str, &str) = ("", "");
+        let mut j = i + ELEM_WORDS;
+        while j < next {
+            let ju = j as usize;
+            let k = tape[ju] >> KIND_SHIFT;
+            if k != K_ATTR && k != K_NSDECL {
+                break;
+            }
+            let asym = tape[ju] & PAYLOAD_MASK;
+            let an = names.qname(asym);
+            let astart = tape[ju + 1] as usize;
+            let mut q = astart + an.len();
+            while is_ws(t[q]) {
+                q += 1;
+            }
+            let eq = q;
+            q += 1;
+            while is_ws(t[q]) {
+                q += 1;
+            }
+            let quote = t[q];
+            let vs = q + 1;
+            let (ve, as_is, canonical) = escape::scan_attr_value(t, vs, quote);
+            if raw_ok {
+                raw_ok = t[p] == b' ' && astart == p + 1 && eq == astart + an.len() && vs == eq + 2 && canonical;
+            }
+            p = ve + 1;
+            if k == K_NSDECL {
+                if n_attrs > 0 {
+                    raw_ok = false; // declarations come first in canonical form
+                }
+                let prefix: &'d str = if an.len() == 5 { "" } else { &an[6..] };
+                let ns = if vs == ve {
+                    NS_NONE
+                } else if as_is {
+                    let v = std::str::from_utf8(&t[vs..ve]).unwrap_or("");
+                    names.find_ns(v).unwrap_or(NS_NONE)
+                } else {
+                    let n = ((j - i - ELEM_WORDS) / ATTR_WORDS) as usize;
+                    let node = self.node_for(start);
+                    let v = node.all_attributes().nth(n).map(|a| a.value()).unwrap_or_default();
+                    if v.is_empty() { NS_NONE } else { names.find_ns(&v).unwrap_or(NS_NONE) }
+                };
+                self.decls.push((prefix, ns, astart));
+                self.scope.push((prefix, ns));
+            } else {
+                if raw_ok {
+                    let key = (names.ns_uri(asym), names.local(asym));
+                    if n_attrs > 0 && key <= prev_key {
+                        raw_ok = false;
+                    }
+                    prev_key = key;
+                }
+                n_attrs += 1;
+            }
+            j += ATTR_WORDS;
+        }
+        let after_attrs = j;
+        let gt = if t[p] == b'>' { p } else { p + memchr::memchr(b'>', &t[p..]).unwrap_or(0) };
+        let tag_end = gt + 1;
+        let empty = t[gt - 1] == b'/';
+        if raw_ok && gt != p {
+            raw_ok = false; // white space before `>`, or an empty-element tag
+        }
+        let dtd_decl = self.dtd_atts && self.dtd_declares(sym, qname);
+        if dtd_decl {
+            raw_ok = false; // defaults to add, or values to normalize by type
+        }
+
+        // the namespace declarations to output
+        let mut out = std::mem::replace(&mut self.ns_out, Stack::new());
+        out.clear();
+        if self.exclusive {
+            self.exclusive_candidates(i, after_attrs, sym, qname, dtd_decl, parent_output, scope_mark, &mut out);
+        } else if parent_output {
+            for &(p, ns, _) in self.decls.as_slice() {
+                if p != "xml" && lookup(self.rendered.as_slice(), p).unwrap_or(NS_NONE) != ns {
+                    out.push((p, ns));
+                }
+            }
+        } else {
+            // the apex: every namespace in scope
+            for &(p, ns) in self.scope.as_slice().iter().rev() {
+                if p != "xml" && !out.as_slice().iter().any(|(q, _)| *q == p) {
+                    out.push((p, ns));
+                }
+            }
+            out.retain(|&(_, ns)| ns != NS_NONE);
+        }
+        if out.len() > 1 {
+            out.sort_by_key_str(|a| a.0);
+        }
+        for k in 0..self.decls.len() {
+            let (p, ns, off) = self.decls.as_slice()[k];
+            self.ns_cache.check(self.doc, p, ns, off)?;
+        }
+        if raw_ok {
+            raw_ok = out.len() == self.decls.len() && out.as_slice().iter().zip(self.decls.as_slice()).all(|(&(p, ns), &(q, m, _))| p == q && ns == m);
+        }
+        for &x in out.as_slice() {
+            self.rendered.push(x);
+        }
+        self.ns_out = out;
+
+        if raw_ok {
+            self.raw(start..tag_end)?;
+        } else {
+            self.generate_start_tag(start, qname, parent_output, dtd_decl)?;
+        }
+        self.stack.push(Open { next, end, qname, empty, scope: scope_mark, rendered: rendered_mark });
+        self.pos = tag_end;
+        Ok(after_attrs)
+    }
+
+    /// Exclusive canonicalization of the namespace axis (tree walk, everything in
+    /// the node-set): the prefixes the element visibly utilizes, rendered unless
+    /// the output already binds them so; the InclusiveNamespaces PrefixList
+    /// prefixes, rendered unless the parent (when output) has the same binding.
+    #[allow(clippy::too_many_arguments)]
+    fn exclusive_candidates(
+        &self,
+        i: u32,
+        after_attrs: u32,
+        sym: Sym,
+        qname: &'d str,
+        dtd_decl: bool,
+        parent_output: bool,
+        scope_mark: usize,
+        out: &mut Stack<(&'d str, NsId), 4>,
+    ) {
+        let names = self.names;
+        let listed = |p: &str| !self.c.prefixes.is_empty() && self.c.prefixes.iter().any(|x| x == p);
+        let consider = |p: &'d str, ns: NsId, out: &mut Stack<(&'d str, NsId), 4>| {
+            if p == "xml" || out.as_slice().iter().any(|(q, _)| common::same(q, p)) || listed(p) {
+                return;
+            }
+            if lookup(self.rendered.as_slice(), p).unwrap_or(NS_NONE) != ns {
+                out.push((p, ns));
+            }
+        };
+        consider(names.prefix(sym), names.ns_id(sym), out);
+        let mut j = i + ELEM_WORDS;
+        while j < after_attrs {
+            let w = self.tape[j as usize];
+            if w >> KIND_SHIFT == K_ATTR {
+                let asym = w & PAYLOAD_MASK;
+                let p = names.prefix(asym);
+                if !p.is_empty() {
+                    consider(p, names.ns_id(asym), out);
+                }
+            }
+            j += ATTR_WORDS;
+        }
+        if dtd_decl {
+            // prefixed attributes defaulted from the DTD are utilized too
+            if let Some(dtd) = self.doc.dtd() {
+                for ad in dtd.attributes_of(qname) {
+                    if matches!(ad.default, AttDefault::Required | AttDefault::Implied) {
+                        continue;
+                    }
+                    let Some((p, _)) = ad.name.split_once(':') else { continue };
+                    if p == "xmlns" {
+                        continue;
+                    }
+                    let specified = {
+                        let mut j = i + ELEM_WORDS;
+                        let mut found = false;
+                        while j < after_attrs {
+                            if names.qname(self.tape[j as usize] & PAYLOAD_MASK) == ad.name {
+                                found = true;
+                            }
+                            j += ATTR_WORDS;
+                        }
+                        found
+                    };
+                    if let (false, Some(ns)) = (specified, lookup(self.scope.as_slice(), p)) {
+                        if ns != NS_NONE {
+                            consider(&ad.name[..p.len()], ns, out);
+                        }
+                    }
+                }
+            }
+        }
+        for x in &self.c.prefixes {
+            let p: &str = x;
+            if p == "xml" || out.as_slice().iter().any(|(q, _)| *q == p) {
+                continue;
+            }
+            let parent = if parent_output { lookup(&self.scope.as_slice()[..scope_mark], p) } else { None };
+            match self.scope.as_slice().iter().rev().find(|(q, _)| *q == p).copied().filter(|&(_, ns)| ns != NS_NONE) {
+                Some((sp, ns)) => {
+                    if parent != Some(ns) {
+                        out.push((sp, ns));
+                    }
+                }
+                None => {
+                    if p.is_empty() && parent.is_some_and(|ns| ns != NS_NONE) {
+                        out.push(("", NS_NONE));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The slow path of a start tag: rebuilt from the element node.
+    #[cold]
+    #[inline(never)]
+    fn generate_start_tag(&mut self, start: usize, qname: &'d str, parent_output: bool, dtd_decl: bool) -> io::Result<()> {
+        let e = self.node_for(start);
+        let mut atts = std::mem::take(&mut self.atts);
+        atts.clear();
+        atts.extend(e.attributes().map(Att::of));
+        if dtd_decl {
+            let names = self.names;
+            let scope = self.scope.as_slice();
+            common::defaults_of(self.doc, e, &|p| lookup(scope, p).filter(|&n| n != NS_NONE).map(|n| names.ns_by_id(n)), &mut atts);
+        }
+        if !self.exclusive && !parent_output {
+            let ancestors: Vec<(Node<'d>, bool)> = e.ancestors().filter(|a| a.is_element()).map(|a| (a, false)).collect();
+            common::inherit_xml_attrs(self.doc, self.c.alg, e, &ancestors, &mut atts);
+        }
+        common::sort_atts(&mut atts);
+        self.end_span()?;
+        let buf = &mut self.sink.buf;
+        buf.push(b'<');
+        buf.extend_from_slice(qname.as_bytes());
+        for &(p, ns) in self.ns_out.as_slice() {
+            self.ns_cache.write_ns(self.doc, buf, p, ns);
+        }
+        for a in &atts {
+            common::write_att(buf, a);
+        }
+        buf.push(b'>');
+        self.atts = atts;
+        self.sink.maybe_flush()
+    }
+
+    /// Closes the innermost open element: its last text, then its end tag.
+    fn close(&mut self) -> io::Result<()> {
+        let Some(o) = self.stack.pop() else { return Ok(()) };
+        let t = self.text;
+        if o.empty {
+            self.end_span()?;
+            self.gen_end_tag(o.qname);
+        } else {
+            let exact = !is_ws(t[o.end - 2]);
+            let ce = if exact { o.end - o.qname.len() - 3 } else { memchr::memrchr(b'<', &t[..o.end]).unwrap_or(o.end) };
+            if ce > self.pos {
+                self.text_run(self.pos..ce)?;
+            }
+            if self.fast && exact {
+                self.raw(ce..o.end)?;
+            } else {
+                self.end_span()?;
+                self.gen_end_tag(o.qname);
+            }
+        }
+        self.pos = o.end;
+        self.scope.truncate(o.scope);
+        self.rendered.truncate(o.rendered);
+        self.sink.maybe_flush()
+    }
+
+    fn gen_end_tag(&mut self, qname: &str) {
+        let buf = &mut self.sink.buf;
+        buf.extend_from_slice(b"</");
+        buf.extend_from_slice(qname.as_bytes());
+        buf.push(b'>');
+    }
+
+    // ---- character data, comments, PIs ------------------------------------------------------
+
+    fn text_run(&mut self, r: Range<usize>) -> io::Result<()> {
+        let raw = &self.text[r.clone()];
+        if self.fast && escape::text_raw_is_canonical(raw) {
+            return self.raw(r);
+        }
+        self.end_span()?;
+        if memchr::memchr2(b'&', b'\r', raw).is_none() {
+            escape::text_into(&mut self.sink.buf, raw);
+        } else {
+            let mut s = std::mem::take(&mut self.scratch);
+            s.clear();
+            common::decode_text_into(self.doc, raw, &mut s, true, 0);
+            escape::text_into(&mut self.sink.buf, &s);
+            self.scratch = s;
+        }
+        self.sink.maybe_flush()
+    }
+
+    fn cdata(&mut self, r: Range<usize>) -> io::Result<()> {
+        self.end_span()?;
+        let content = &self.text[r.start + 9..r.end - 3];
+        if memchr::memchr(b'\r', content).is_none() {
+            escape::text_into(&mut self.sink.buf, content);
+        } else {
+            let mut s = std::mem::take(&mut self.scratch);
+            s.clear();
+            common::normalize_newlines_into(&mut s, content);
+            escape::text_into(&mut self.sink.buf, &s);
+            self.scratch = s;
+        }
+        self.sink.maybe_flush()
+    }
+
+    fn comment(&mut self, r: Range<usize>) -> io::Result<()> {
+        let raw = &self.text[r.clone()];
+        if self.fast && memchr::memchr(b'\r', raw).is_none() {
+            return self.raw(r);
+        }
+        self.end_span()?;
+        let buf = &mut self.sink.buf;
+        buf.extend_from_slice(b"<!--");
+        common::normalize_newlines_into(buf, &raw[4..raw.len() - 3]);
+        buf.extend_from_slice(b"-->");
+        self.sink.maybe_flush()
+    }
+
+    fn pi(&mut self, r: Range<usize>) -> io::Result<()> {
+        let t = self.text;
+        let raw = &t[r.clone()];
+        let mut te = 2;
+        while te < raw.len() - 2 && !is_ws(raw[te]) && raw[te] != b'?' {
+            te += 1;
+        }
+        let mut ds = te;
+        while ds < raw.len() - 2 && is_ws(raw[ds]) {
+            ds += 1;
+        }
+        let data = &raw[ds..raw.len() - 2];
+        if self.fast && memchr::memchr(b'\r', raw).is_none() && (if data.is_empty() { te == raw.len() - 2 } else { ds == te + 1 && raw[te] == b' ' }) {
+            return self.raw(r);
+        }
+        self.end_span()?;
+        let buf = &mut self.sink.buf;
+        buf.extend_from_slice(b"<?");
+        buf.extend_from_slice(&raw[2..te]);
+        if !data.is_empty() {
+            buf.push(b' ');
+            common::normalize_newlines_into(buf, data);
+        }
+        buf.extend_from_slice(b"?>");
+        self.sink.maybe_flush()
+    }
+
+    /// A comment or PI at the top level, with its line feed on the side facing
+    /// the document element.
+    fn top_level(&mut self, i: u32, before_root: bool) -> io::Result<()> {
+        let iu = i as usize;
+        let k = self.tape[iu] >> KIND_SHIFT;
+        if k == K_COMMENT && !self.with_comments {
+            return Ok(());
+        }
+        let r = self.tape[iu + 1] as usize..self.tape[iu + 2] as usize;
+        if !before_root {
+            self.end_span()?;
+            self.sink.buf.push(b'\n');
+        }
+        if k == K_COMMENT {
+            self.comment(r)?;
+        } else if k == K_PI {
+            self.pi(r)?;
+        }
+        if before_root {
+            self.end_span()?;
+            self.sink.buf.push(b'\n');
+        }
+        Ok(())
+    }
+
+    // ---- the walk --------------------------------------------------------------------------------
+
+    /// Canonicalizes the element whose record is at word `ai` and its subtree.
+    fn walk(&mut self, ai: u32, parent_output: bool) -> Result<(), C14nError> {
+        let tape = self.tape;
+        let end_word = tape[ai as usize + 2];
+        let mut i = self.open(ai, parent_output)?;
+        while i < end_word {
+            let iu = i as usize;
+            let k = tape[iu] >> KIND_SHIFT;
+            while self.stack.last().is_some_and(|o| o.next <= i) {
+                self.close()?;
+            }
+            let s = tape[iu + 1] as usize;
+            if s > self.pos {
+                self.text_run(self.pos..s)?;
+            }
+            match k {
+                K_ELEM => {
+                    if self.is_excluded(s) {
+                        self.pos = tape[iu + 4] as usize;
+                        i = tape[iu + 2];
+                        continue;
+                    }
+                    i = self.open(i, true)?;
+                }
+                K_COMMENT | K_PI | K_CDATA => {
+                    let e = tape[iu + 2] as usize;
+                    if !self.is_excluded(s) {
+                        match k {
+                            K_COMMENT => {
+                                if self.with_comments {
+                                    self.comment(s..e)?;
+                                }
+                            }
+                            K_PI => self.pi(s..e)?,
+                            _ => self.cdata(s..e)?,
+                        }
+                    }
+                    self.pos = e;
+                    i += LEAF_WORDS;
+                }
+                _ => i += ATTR_WORDS,
+            }
+        }
+        while !self.stack.is_empty() {
+            self.close()?;
+        }
+        Ok(())
+    }
+}
+
+/// The word index of the record of element `e` (found by descending from the
+/// document element through the records that contain it).
+fn record_of(doc: &Document<'_>, e: Node<'_>) -> Option<u32> {
+    let tape = doc.tape();
+    let target = e.range().start;
+    let mut i = 0usize;
+    // the top level: find the document element
+    while i < tape.len() && tape[i] >> KIND_SHIFT != K_ELEM {
+        i += LEAF_WORDS as usize;
+    }
+    loop {
+        if i >= tape.len() || tape[i] >> KIND_SHIFT != K_ELEM {
+            return None;
+        }
+        if tape[i + 1] as usize == target {
+            return Some(i as u32);
+        }
+        let next = tape[i + 2] as usize;
+        let mut j = i + ELEM_WORDS as usize;
+        let mut found = None;
+        while j < next {
+            let k = tape[j] >> KIND_SHIFT;
+            match k {
+                K_ATTR | K_NSDECL => j += ATTR_WORDS as usize,
+                K_ELEM => {
+                    if (tape[j + 1] as usize) <= target && target < tape[j + 4] as usize {
+                        found = Some(j);
+                        break;
+                    }
+                    j = tape[j + 2] as usize;
+                }
+                _ => j += LEAF_WORDS as usize,
+            }
+        }
+        i = found?;
+    }
+}
+
+pub(crate) fn run<'d, W: Write + ?Sized>(
+    c: &Canonicalizer,
+    doc: &'d Document<'d>,
+    apex: Option<Node<'d>>,
+    excluded: &[Node<'d>],
+    w: &mut W,
+) -> Result<(), C14nError> {
+    let root_elem = doc.root_element();
+    let top = apex.unwrap_or(root_elem);
+    let mut excl: Vec<usize> = excluded.iter().filter(|n| !n.is_root()).map(|n| n.range().start).collect();
+    excl.sort_unstable();
+    let els = match apex {
+        Some(a) => a.descendant_elements(),
+        None => doc.root().descendant_elements(),
+    };
+    let mut t = Tree {
+        c,
+        doc,
+        text: doc.text(),
+        tape: doc.tape(),
+        names: doc.names(),
+        sink: Sink::new(w, top.range().len() + 1024),
+        span: NO_SPAN,
+        fast: c.fast_path,
+        exclusive: c.alg == Algorithm::ExcC14n10,
+        with_comments: c.with_comments,
+        scope: Stack::new(),
+        rendered: Stack::new(),
+        stack: Stack::new(),
+        pos: 0,
+        apex: top,
+        apex_start: top.range().start,
+        els: els.peekable(),
+        excluded: excl,
+        decls: Stack::new(),
+        ns_out: Stack::new(),
+        atts: Vec::new(),
+        scratch: Vec::new(),
+        ns_cache: NsCache::default(),
+        dtd_atts: doc.dtd().is_some_and(|d| !d.attributes.is_empty()),
+        dtd_cache: Vec::new(),
+    };
+    if excluded.iter().any(|n| n.is_root()) {
+        // the whole document is excluded
+    } else if let Some(a) = apex {
+        if !t.is_excluded(t.apex_start) {
+            // the bindings the apex inherits: the inclusive algorithms declare them all,
+            // exclusive canonicalization needs them only for the prefix list and for
+            // prefixed attribute defaults (a utilized prefix's URI comes with its name)
+            let need_scope = !t.exclusive || !c.prefixes.is_empty() || t.dtd_atts;
+            if let Some(p) = a.parent_element().filter(|_| need_scope) {
+                for (prefix, uri) in p.namespaces() {
+                    if prefix != "xml" {
+                        let ns = doc.names().find_ns(uri).unwrap_or(NS_NONE);
+                        t.scope.push((prefix, ns));
+                    }
+                }
+            }
+            let ai = record_of(doc, a).ok_or(C14nError::ForeignNode)?;
+            t.walk(ai, false)?;
+        }
+    } else {
+        let tape = t.tape;
+        let mut before = true;
+        let mut i = 0u32;
+        while (i as usize) < tape.len() {
+            let k = tape[i as usize] >> KIND_SHIFT;
+            if k == K_ELEM {
+                let start = tape[i as usize + 1] as usize;
+                if !t.is_excluded(start) {
+                    t.walk(i, true)?;
+                }
+                before = false;
+                i = tape[i as usize + 2];
+            } else {
+                if !t.is_excluded(tape[i as usize + 1] as usize) {
+                    t.top_level(i, before)?;
+                }
+                i += LEAF_WORDS;
+            }
+        }
+    }
+    t.end_span()?;
+    t.sink.flush()?;
+    t.sink.w.flush()?;
+    Ok(())
+}

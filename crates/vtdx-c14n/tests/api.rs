@@ -1,0 +1,194 @@
+//! The API's contract, case by case: algorithms and URIs, document subsets,
+//! exact escaping, namespace edge cases, streaming to a digest, errors.
+
+use std::io::Write;
+
+use vtdx_c14n::{Algorithm, C14nError, Canonicalizer, DigestWriter, SetNode};
+use vtdx_core::{Document, Node};
+
+fn c14n(alg: Algorithm, xml: &str) -> String {
+    let doc = Document::parse(xml.as_bytes()).unwrap();
+    String::from_utf8(Canonicalizer::new(alg).document_to_vec(&doc).unwrap()).unwrap()
+}
+
+fn find<'d>(doc: &'d Document<'d>, name: &str) -> Node<'d> {
+    doc.root().descendants().find(|n| n.is_element() && n.name() == name).unwrap()
+}
+
+#[test]
+fn algorithm_uris_round_trip() {
+    for alg in [Algorithm::C14n10, Algorithm::C14n11, Algorithm::ExcC14n10] {
+        for comments in [false, true] {
+            assert_eq!(Algorithm::from_uri(alg.uri(comments)), Some((alg, comments)));
+        }
+    }
+    assert_eq!(Algorithm::from_uri("http://www.w3.org/2001/10/xml-exc-c14n#WithComments"), Some((Algorithm::ExcC14n10, true)));
+    assert_eq!(Algorithm::from_uri("urn:unknown"), None);
+}
+
+#[test]
+fn escaping_is_exactly_the_specs() {
+    let xml = "<a x=\"&amp;&lt;&gt;&quot;'&#9;&#10;&#13;\">&amp;&lt;&gt;\"'&#9;&#13;\r\n</a>";
+    assert_eq!(c14n(Algorithm::C14n10, xml), "<a x=\"&amp;&lt;>&quot;'&#x9;&#xA;&#xD;\">&amp;&lt;&gt;\"'\t&#xD;\n</a>");
+}
+
+#[test]
+fn namespace_uris_are_escaped_like_attribute_values() {
+    let xml = r#"<p:a xmlns:p="http://x.example/?a=1&amp;b=&quot;2&quot;"/>"#;
+    for alg in [Algorithm::C14n10, Algorithm::ExcC14n10] {
+        assert_eq!(c14n(alg, xml), r#"<p:a xmlns:p="http://x.example/?a=1&amp;b=&quot;2&quot;"></p:a>"#);
+    }
+}
+
+#[test]
+fn empty_elements_become_pairs_and_attributes_sort() {
+    let xml = r#"<r xmlns:b="urn:b" xmlns:a="urn:a" z='1' a:z="2" b:a="3" y="4"><e/></r>"#;
+    assert_eq!(c14n(Algorithm::C14n10, xml), r#"<r xmlns:a="urn:a" xmlns:b="urn:b" y="4" z="1" a:z="2" b:a="3"><e></e></r>"#);
+}
+
+#[test]
+fn superfluous_declarations_are_removed() {
+    let xml = r#"<r xmlns="urn:d" xmlns:p="urn:p"><p:x xmlns:p="urn:p" xmlns="urn:d"><y xmlns=""><z xmlns=""/></y></p:x></r>"#;
+    assert_eq!(c14n(Algorithm::C14n10, xml), r#"<r xmlns="urn:d" xmlns:p="urn:p"><p:x><y xmlns=""><z></z></y></p:x></r>"#);
+    assert_eq!(c14n(Algorithm::ExcC14n10, xml), r#"<r xmlns="urn:d"><p:x xmlns:p="urn:p"><y xmlns=""><z></z></y></p:x></r>"#);
+}
+
+#[test]
+fn subtree_inherits_namespaces_and_xml_attributes() {
+    let xml = r#"<r xmlns:u="urn:unused" xmlns:p="urn:p" xml:lang="en" xml:space="preserve" xml:base="a/"><m xml:base="b/"><p:x xml:lang="fr">t</p:x></m></r>"#;
+    let doc = Document::parse(xml.as_bytes()).unwrap();
+    let x = find(&doc, "p:x");
+    let out = |alg| String::from_utf8(Canonicalizer::new(alg).subtree_to_vec(x).unwrap()).unwrap();
+    assert_eq!(out(Algorithm::C14n10), r#"<p:x xmlns:p="urn:p" xmlns:u="urn:unused" xml:base="b/" xml:lang="fr" xml:space="preserve">t</p:x>"#);
+    assert_eq!(out(Algorithm::C14n11), r#"<p:x xmlns:p="urn:p" xmlns:u="urn:unused" xml:base="a/b/" xml:lang="fr" xml:space="preserve">t</p:x>"#);
+    assert_eq!(out(Algorithm::ExcC14n10), r#"<p:x xmlns:p="urn:p" xml:lang="fr">t</p:x>"#);
+}
+
+#[test]
+fn exclusive_prefix_list() {
+    let xml = r#"<r xmlns="urn:d" xmlns:a="urn:a" xmlns:b="urn:b"><x><b:y/></x></r>"#;
+    let doc = Document::parse(xml.as_bytes()).unwrap();
+    let x = find(&doc, "x");
+    let c = Canonicalizer::new(Algorithm::ExcC14n10).inclusive_prefix_list("a #default");
+    assert_eq!(String::from_utf8(c.subtree_to_vec(x).unwrap()).unwrap(), r#"<x xmlns="urn:d" xmlns:a="urn:a"><b:y xmlns:b="urn:b"></b:y></x>"#);
+}
+
+#[test]
+fn enveloped_signature_excludes_a_subtree() {
+    let xml = r#"<doc Id="d"><data>v</data><ds:Signature xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><ds:SignedInfo/></ds:Signature><!--c--></doc>"#;
+    let doc = Document::parse(xml.as_bytes()).unwrap();
+    let sig = find(&doc, "ds:Signature");
+    let c = Canonicalizer::new(Algorithm::C14n10);
+    let mut out = Vec::new();
+    c.canonicalize_subtree_excluding(doc.root(), &[sig], &mut out).unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), r#"<doc Id="d"><data>v</data></doc>"#);
+    // the same through the general node-set walk
+    let mut out = Vec::new();
+    c.canonicalize_node_set(
+        &doc,
+        |n| {
+            let x = match n {
+                SetNode::Node(x) => x,
+                SetNode::Namespace { element, .. } => element,
+            };
+            x != sig && !x.ancestors().any(|a| a == sig)
+        },
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), r#"<doc Id="d"><data>v</data></doc>"#);
+}
+
+#[test]
+fn whitespace_outside_the_document_element() {
+    let xml = "<?xml version='1.0'?>\r\n<?a?>\n\n<!--b-->\n<r/>\n<?c d ?>\n<!--e-->\n";
+    let doc = Document::parse(xml.as_bytes()).unwrap();
+    let with = Canonicalizer::new(Algorithm::C14n10).with_comments(true).document_to_vec(&doc).unwrap();
+    assert_eq!(String::from_utf8(with).unwrap(), "<?a?>\n<!--b-->\n<r></r>\n<?c d ?>\n<!--e-->");
+    let without = Canonicalizer::new(Algorithm::C14n10).document_to_vec(&doc).unwrap();
+    assert_eq!(String::from_utf8(without).unwrap(), "<?a?>\n<r></r>\n<?c d ?>");
+}
+
+#[test]
+fn dtd_defaults_entities_and_types() {
+    // a character reference in a default stays the character; a literal tab becomes a space
+    let xml = "<!DOCTYPE r [<!ATTLIST r d CDATA 'x&#9;y\tz' t NMTOKENS #IMPLIED><!ENTITY e 'E&#38;amp;'>]><r t='  a   b '>&e;<![CDATA[<&>]]></r>";
+    assert_eq!(c14n(Algorithm::C14n10, xml), r#"<r d="x&#x9;y z" t="a b">E&amp;&lt;&amp;&gt;</r>"#);
+}
+
+#[test]
+fn relative_namespace_uri_fails() {
+    let doc = Document::parse(br#"<r xmlns:x="../rel"><x:a/></r>"#).unwrap();
+    let e = Canonicalizer::new(Algorithm::C14n10).document_to_vec(&doc).unwrap_err();
+    assert!(matches!(e, C14nError::RelativeNamespaceUri { ref prefix, ref uri, .. } if prefix == "x" && uri == "../rel"), "{e}");
+    assert!(e.to_string().contains("relative namespace URI"));
+}
+
+#[test]
+fn streams_to_a_digest_in_pieces() {
+    // a document larger than the output buffer, so the digest sees many writes
+    let mut xml = String::from("<r xmlns='urn:r'>");
+    for i in 0..20_000 {
+        xml.push_str(&format!("<i n='{i}'>a &amp; b<e/></i>"));
+    }
+    xml.push_str("</r>");
+    let doc = Document::parse(xml.as_bytes()).unwrap();
+    let c = Canonicalizer::new(Algorithm::ExcC14n10);
+    let whole = c.document_to_vec(&doc).unwrap();
+    let mut pieces = 0;
+    let mut seen = Vec::new();
+    let mut w = DigestWriter::new(|d: &[u8]| {
+        pieces += 1;
+        seen.extend_from_slice(d);
+    });
+    c.canonicalize_document(&doc, &mut w).unwrap();
+    assert_eq!(w.bytes(), whole.len() as u64);
+    w.flush().unwrap();
+    drop(w);
+    assert!(pieces > 1);
+    assert_eq!(seen, whole);
+}
+
+#[test]
+fn write_errors_are_reported() {
+    struct Fail;
+    impl Write for Fail {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("disk full"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let doc = Document::parse(b"<a/>").unwrap();
+    let e = Canonicalizer::new(Algorithm::C14n10).canonicalize_document(&doc, &mut Fail).unwrap_err();
+    assert!(matches!(e, C14nError::Io(_)));
+}
+
+#[test]
+fn non_element_subtrees() {
+    let doc = Document::parse(b"<a>x &amp; y<!--c--><?p d?></a>").unwrap();
+    let a = doc.root_element();
+    let kids: Vec<Node<'_>> = a.children().collect();
+    let c = Canonicalizer::new(Algorithm::C14n10).with_comments(true);
+    let outs: Vec<String> = kids.iter().map(|&k| String::from_utf8(c.subtree_to_vec(k).unwrap()).unwrap()).collect();
+    assert_eq!(outs, ["x &amp; y", "<!--c-->", "<?p d?>"]);
+    assert_eq!(c.subtree_to_vec(doc.root()).unwrap(), b"<a>x &amp; y<!--c--><?p d?></a>");
+}
+
+#[test]
+fn foreign_excluded_node_is_an_error() {
+    let d1 = Document::parse(b"<a><b/></a>").unwrap();
+    let d2 = Document::parse(b"<a><b/></a>").unwrap();
+    let b2 = d2.root_element().first_element_child().unwrap();
+    let mut out = Vec::new();
+    let r = Canonicalizer::new(Algorithm::C14n10).canonicalize_subtree_excluding(d1.root_element(), &[b2], &mut out);
+    assert!(matches!(r, Err(C14nError::ForeignNode)));
+}
+
+#[test]
+fn utf16_and_latin1_inputs_give_utf8() {
+    let latin1 = b"<?xml version='1.0' encoding='ISO-8859-1'?><a>\xe9</a>";
+    let doc = Document::parse(latin1).unwrap();
+    assert_eq!(Canonicalizer::new(Algorithm::C14n10).document_to_vec(&doc).unwrap(), "<a>\u{e9}</a>".as_bytes());
+}

@@ -1,0 +1,195 @@
+//! Numbers as XPath 1.0 reads and writes them (§4.2 `string()`, §4.4 `number()`).
+
+use std::fmt::Write;
+
+/// The XPath string-value of a number (§4.2):
+///
+/// * NaN is `NaN`, the infinities are `Infinity` and `-Infinity`;
+/// * both zeros are `0`;
+/// * an integer is written without a decimal point, a negative number with `-`;
+/// * otherwise the number is written in decimal without an exponent, with as
+///   many fraction digits as are needed to tell it from every other IEEE 754
+///   double (the shortest round-trip digits) and no leading zeros before the
+///   point except the one required.
+///
+/// ```
+/// use vtdx_xpath::number::to_string;
+/// assert_eq!(to_string(1.0), "1");
+/// assert_eq!(to_string(-0.0), "0");
+/// assert_eq!(to_string(0.1 + 0.2), "0.30000000000000004");
+/// assert_eq!(to_string(1e21), "1000000000000000000000");
+/// assert_eq!(to_string(1e-7), "0.0000001");
+/// assert_eq!(to_string(f64::NEG_INFINITY), "-Infinity");
+/// ```
+pub fn to_string(v: f64) -> String {
+    let mut s = String::new();
+    write_number(&mut s, v);
+    s
+}
+
+/// Appends the XPath string-value of `v` to `out` (see [`to_string`]).
+pub fn write_number(out: &mut String, v: f64) {
+    if v.is_nan() {
+        out.push_str("NaN");
+    } else if v.is_infinite() {
+        out.push_str(if v > 0.0 { "Infinity" } else { "-Infinity" });
+    } else if v == 0.0 {
+        out.push('0');
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        // Exact integers print through i64 (fast, and the same digits).
+        let _ = write!(out, "{}", v as i64);
+    } else {
+        // Rust's `Display` for f64 writes the shortest digits that round-trip,
+        // in positional notation (never an exponent), without a trailing `.0`.
+        let _ = write!(out, "{v}");
+    }
+}
+
+/// The number a string denotes (§4.4 `number()`): optional whitespace, an
+/// optional minus sign, a `Number` (`Digits ('.' Digits?)? | '.' Digits`),
+/// optional whitespace; anything else (an exponent, a plus sign, `Infinity`,
+/// the empty string) is NaN.
+///
+/// ```
+/// use vtdx_xpath::number::parse;
+/// assert_eq!(parse(" -12.5 "), -12.5);
+/// assert_eq!(parse(".5"), 0.5);
+/// assert_eq!(parse("5."), 5.0);
+/// assert!(parse("1e3").is_nan());
+/// assert!(parse("+1").is_nan());
+/// assert!(parse("").is_nan());
+/// ```
+pub fn parse(s: &str) -> f64 {
+    let b = s.as_bytes();
+    let ws = |c: u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
+    let mut i = 0;
+    while i < b.len() && ws(b[i]) {
+        i += 1;
+    }
+    let mut e = b.len();
+    while e > i && ws(b[e - 1]) {
+        e -= 1;
+    }
+    let t = &b[i..e];
+    let (neg, body) = match t.first() {
+        Some(b'-') => (true, &t[1..]),
+        _ => (false, t),
+    };
+    if body.is_empty() {
+        return f64::NAN;
+    }
+    // Validate `Digits ('.' Digits?)? | '.' Digits`, and take a fast path for
+    // short integers (the common case: quantities, counts, prices without cents).
+    let mut int: u64 = 0;
+    let mut k = 0;
+    while k < body.len() && body[k].is_ascii_digit() {
+        if k < 18 {
+            int = int * 10 + (body[k] - b'0') as u64;
+        }
+        k += 1;
+    }
+    let int_digits = k;
+    if k == body.len() {
+        if int_digits <= 18 {
+            let v = int as f64;
+            return if neg { -v } else { v };
+        }
+    } else {
+        if body[k] != b'.' {
+            return f64::NAN;
+        }
+        k += 1;
+        let frac_start = k;
+        while k < body.len() && body[k].is_ascii_digit() {
+            k += 1;
+        }
+        if k != body.len() || (int_digits == 0 && k == frac_start) {
+            return f64::NAN;
+        }
+    }
+    // Short decimals (prices): an integer mantissa below 2^53 divided by a
+    // power of ten up to 1e22 is one correctly rounded IEEE division of exact
+    // operands, so it equals the correctly rounded decimal value.
+    let digits = body.len() - 1;
+    if (1..=15).contains(&digits) && digits >= int_digits {
+        let frac = digits - int_digits;
+        let mut m: u64 = 0;
+        for &c in body {
+            if c != b'.' {
+                m = m * 10 + (c - b'0') as u64;
+            }
+        }
+        const POW10: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+        let v = m as f64 / POW10[frac];
+        return if neg { -v } else { v };
+    }
+    // The grammar is a subset of what Rust's correctly rounded parser accepts.
+    let text = &s[i..e];
+    text.parse::<f64>().unwrap_or(f64::NAN)
+}
+
+/// XPath `round()` (§4.4): the closest integer, ties towards positive infinity;
+/// NaN, the infinities and both zeros are returned unchanged; a negative
+/// number rounding to zero gives negative zero (`round(-0.5)` is `-0`).
+pub fn round(v: f64) -> f64 {
+    if !v.is_finite() || v == 0.0 {
+        return v;
+    }
+    let f = v.floor();
+    let r = if v - f >= 0.5 { f + 1.0 } else { f };
+    if r == 0.0 && v < 0.0 {
+        -0.0
+    } else {
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formatting() {
+        for (v, s) in [
+            (0.5, "0.5"),
+            (-0.5, "-0.5"),
+            (123456789.0, "123456789"),
+            (-2.0, "-2"),
+            (1.0 / 3.0, "0.3333333333333333"),
+            (12345678901234567890.0, "12345678901234567000"),
+            (1e-10, "0.0000000001"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "Infinity"),
+        ] {
+            assert_eq!(to_string(v), s, "{v:?}");
+        }
+        assert_eq!(to_string(5e-324), format!("0.{}5", "0".repeat(323)));
+    }
+
+    #[test]
+    fn parsing() {
+        assert_eq!(parse("12"), 12.0);
+        assert_eq!(parse("-0"), 0.0);
+        assert!(parse("-0").is_sign_negative());
+        assert_eq!(parse("\n 3.25\t"), 3.25);
+        assert_eq!(parse("123456789012345678901234567890"), 1.2345678901234568e29);
+        // The short-decimal fast path agrees with the correctly rounded parser.
+        for t in ["0.1", "202.89", "67.83", "-3.5", ".5", "5.", "0.30000000000000004", "123456.789012345", "9007199254740.993", "1.7976931348623157"] {
+            assert_eq!(parse(t), t.parse::<f64>().unwrap(), "{t}");
+        }
+        for bad in ["", " ", "-", ".", "1.2.3", "--1", "1 2", "0x10", "inf", "NaN", "Infinity", "1,5", "٣"] {
+            assert!(parse(bad).is_nan(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn rounding() {
+        assert_eq!(round(2.5), 3.0);
+        assert_eq!(round(-2.5), -2.0);
+        assert!(round(-0.5).is_sign_negative() && round(-0.5) == 0.0);
+        assert!(round(-0.2).is_sign_negative());
+        assert_eq!(round(0.49999999999999994), 0.0);
+        assert!(round(f64::NAN).is_nan());
+        assert_eq!(round(1e300), 1e300);
+    }
+}
