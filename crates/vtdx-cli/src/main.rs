@@ -15,6 +15,7 @@ use clap::{Args, Parser as ClapParser, Subcommand, ValueEnum};
 use vtdx::{Document, ExternalEntityPolicy, NodeKind, ParseOptions, Parser};
 
 mod c14n;
+mod edit;
 mod query;
 
 #[derive(ClapParser)]
@@ -60,6 +61,10 @@ enum Cmd {
     /// Evaluate an XPath 1.0 expression: `vtdx query [--ns P=URI]... [--var N=V]... FILE... EXPR`.
     /// Exit 0 on success, 1 if a document is not well-formed, 2 on an XPath error.
     Query(query::QueryArgs),
+    /// Edit a document without reserializing it (xmlstarlet ed style):
+    /// -d XPATH | -u XPATH -v VALUE | -i/-a/-s XPATH -t elem|attr|text -n NAME [-v VALUE]
+    /// | -r XPATH -v NEWNAME | -m XPATH TARGET; -N PREFIX=URI; -L in place; -o OUT; then FILE.
+    Edit(edit::EditArgs),
     /// Write the canonical XML of a document or subtree: `vtdx c14n [--exclusive] [--c14n11] [--with-comments]
     /// [--inclusive-prefixes "p1 p2"] [--subtree XPATH] [--exclude XPATH] FILE`.
     /// Exit 0 on success, 1 if the document is not well-formed, 2 on a bad XPath.
@@ -248,6 +253,7 @@ fn run(cli: Cli) -> io::Result<ExitCode> {
             }
         }
         Cmd::Query(q) => query::run(q, &mut out),
+        Cmd::Edit(a) => edit::run(a, &mut out),
         Cmd::C14n(a) => c14n::run(a, &mut out),
         Cmd::Debug { what: DebugCmd::Index { file } } => {
             let bytes = read_input(&file)?;

@@ -193,6 +193,20 @@ impl<'a> Document<'a> {
         Some(n)
     }
 
+    /// The element, comment, processing instruction or CDATA node whose record
+    /// starts at word `i` of the [tape](Document::tape) (`docs/index-format.md`;
+    /// [`Node::record`] gives the index back), for layers that scan the tape
+    /// themselves (XPath). O(1). `None` when `i` is past the tape or the kind
+    /// bits at `i` are not one of those records; for an index inside a record
+    /// the node is meaningless (using it may panic, never more).
+    #[inline]
+    pub fn node_at_record(&self, i: u32) -> Option<Node<'_>> {
+        match self.tape.get(i as usize).map(|&w| kind_of(w)) {
+            Some(K_ELEM | K_COMMENT | K_PI | K_CDATA) => Some(Node::rec(self.coerce(), i)),
+            _ => None,
+        }
+    }
+
     /// Counts of the records in the index: (elements, attributes incl. namespace declarations, other records).
     pub fn record_counts(&self) -> (usize, usize, usize) {
         let (mut e, mut a, mut o) = (0, 0, 0);
@@ -505,6 +519,17 @@ impl<'d> Node<'d> {
     /// This node's id.
     pub fn id(&self) -> NodeId {
         NodeId(self.a, self.b)
+    }
+
+    /// The word index of the node's own record in [`Document::tape`]: for
+    /// elements, attributes (and namespace declarations), comments, processing
+    /// instructions and CDATA sections; `None` for the root and text nodes. O(1).
+    #[inline]
+    pub fn record(&self) -> Option<u32> {
+        match self.b {
+            ROOT_MARK | TEXT_START_MARK | TEXT_AFTER_MARK => None,
+            _ => Some(self.a),
+        }
     }
 
     /// The node's kind.
@@ -1001,10 +1026,13 @@ impl<'d> Node<'d> {
     }
 
     /// A key that sorts nodes of one document in document order.
+    #[inline]
     pub fn order_key(&self) -> u64 {
+        // The start offset alone (cheaper than `range()` for attributes).
         match self.b {
             ROOT_MARK => 0,
-            _ => ((self.range().start as u64) << 1) | 1,
+            TEXT_START_MARK | TEXT_AFTER_MARK => ((self.text_range().start as u64) << 1) | 1,
+            _ => ((self.doc.start_at(self.a) as u64) << 1) | 1,
         }
     }
 
