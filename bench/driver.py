@@ -156,7 +156,10 @@ def message_bundle(quick):
 
 def program_cmd(prog, quick=False, workload=None):
     if prog == "rust":
-        return [str(ROOT / "target" / "release" / "rust_peers")]
+        target = Path(os.environ["CARGO_TARGET_DIR"]) if os.environ.get("CARGO_TARGET_DIR") else ROOT / "target"
+        if not target.is_absolute():
+            target = ROOT / target
+        return [str(target / "release" / "rust_peers")]
     if prog in ("libxml2", "expat", "pugixml"):
         return [str(OUT / "bin" / f"{prog}_peer")]
     if prog == "lxml":
