@@ -3,7 +3,8 @@
 //! Output modes:
 //!
 //! * default, as `xmllint --xpath` users expect: elements as their exact XML
-//!   bytes, other nodes as their string-values, one per line; numbers,
+//!   bytes (the root node as the whole document), other nodes as their
+//!   string-values, one per line; numbers,
 //!   strings and booleans printed by XPath's `string()` rules;
 //! * `--value`: one string-value per line;
 //! * `--count`: the number of nodes;
@@ -41,7 +42,8 @@ pub struct QueryArgs {
     /// Print the result as JSON (one file only).
     #[arg(long)]
     json: bool,
-    /// Files to query (`-` reads standard input), then the XPath expression.
+    /// Files to query (`-` reads standard input), then the XPath expression
+    /// (after `--` if it starts with `-`).
     #[arg(required = true, num_args = 2.., value_name = "FILE... EXPR")]
     args: Vec<String>,
 }
@@ -143,6 +145,10 @@ pub fn run(a: QueryArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
                     for n in s {
                         if !a.value && n.kind() == XNodeKind::Element {
                             out.write_all(n.node().raw())?;
+                            out.write_all(b"\n")?;
+                        } else if !a.value && n.kind() == XNodeKind::Root {
+                            // The document, as `xmllint --xpath /` prints it.
+                            out.write_all(doc.text())?;
                             out.write_all(b"\n")?;
                         } else {
                             writeln!(out, "{}", n.string_value())?;

@@ -10,7 +10,7 @@ use vtdx_core::{Document, ErrorKind, ExternalEntityPolicy, LimitKind, ParseOptio
 use crate::common::*;
 
 /// Generous: every bomb here must be refused in milliseconds; this only catches hangs.
-const QUICK: Duration = Duration::from_secs(10);
+const QUICK: Duration = Duration::from_secs(30); // a hang guard, not a speed claim (machines are shared)
 
 fn billion_laughs(leaf: &str, use_in: &str) -> String {
     let mut s = String::from("<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [\n");

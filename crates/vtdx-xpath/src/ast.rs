@@ -10,6 +10,7 @@ use std::sync::Arc;
 use crate::functions::{CoreFn, Function};
 
 /// The 13 axes (§2.2).
+#[allow(clippy::enum_variant_names)] // `SelfAxis`: `Self` is a keyword
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Axis {
     Ancestor,
@@ -342,5 +343,4 @@ impl Expr {
             Expr::Literal(_) | Expr::Number(_) | Expr::Var(..) | Expr::PositionCmp(..) | Expr::PositionMod(..) => {}
         }
     }
-
 }

@@ -162,11 +162,7 @@ mod tests {
 
     #[test]
     fn caret_under_the_fault() {
-        let e = XPathError::new(
-            ErrorKind::Unexpected { expected: "`]`".into(), found: "end of expression".into() },
-            7,
-            "item[@a",
-        );
+        let e = XPathError::new(ErrorKind::Unexpected { expected: "`]`".into(), found: "end of expression".into() }, 7, "item[@a");
         assert_eq!(e.column(), 8);
         assert_eq!(e.to_string(), "expected `]`, found end of expression at column 8\n  item[@a\n         ^");
     }

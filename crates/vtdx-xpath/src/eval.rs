@@ -52,13 +52,7 @@ enum ListState<'d> {
 impl<'d> Context<'d> {
     /// A context for `doc` with no variables bound.
     pub fn new(doc: &'d Document<'d>) -> Context<'d> {
-        Context {
-            doc,
-            vars: HashMap::new(),
-            locals: OnceCell::new(),
-            elem_lists: RefCell::new(HashMap::new()),
-            ids: OnceCell::new(),
-        }
+        Context { doc, vars: HashMap::new(), locals: OnceCell::new(), elem_lists: RefCell::new(HashMap::new()), ids: OnceCell::new() }
     }
 
     /// The document.
@@ -188,7 +182,7 @@ impl<'a, 'd> Val<'a, 'd> {
     }
     fn number(&self) -> f64 {
         match self {
-            Val::Nodes(v) => v.first().map_or(f64::NAN, |n| number::parse(&n.string_value())),
+            Val::Nodes(v) => v.first().map_or(f64::NAN, |n| n.number_value()),
             Val::Num(n) => *n,
             Val::Str(s) => number::parse(s.as_str()),
             Val::Bool(b) => *b as u8 as f64,
@@ -542,6 +536,15 @@ impl<'a, 'd> Eval<'a, 'd> {
                     let tape = self.tape;
                     let Some(range) = tape.child_range(&x.node) else { return Ok(true) };
                     return tape.child_elements(range, |s| m.sym(s), |j| g(XNode::plain(tape.node(j))));
+                }
+                if let (NodeTest::Text, Some(e)) = (test, x.node.record()) {
+                    // A leaf element (no child records) has at most one text child.
+                    if !self.tape.has_child_records(e) {
+                        return match x.node.first_child() {
+                            Some(c) if !text_may_be_empty(self.doc) || !text_member_is_empty(&c) => g(XNode::plain(c)),
+                            _ => Ok(true),
+                        };
+                    }
                 }
                 for c in xpath_children(x.node) {
                     if self.test(test, &c, p) && !g(c)? {
@@ -997,6 +1000,17 @@ impl<'a, 'd> Eval<'a, 'd> {
 
     /// Calls `g` for each node of a path in document order, each once.
     pub(crate) fn path_each(&self, path: &Path, cx: &Cx<'d>, g: &mut dyn FnMut(XNode<'d>) -> Result<Flow>) -> Result<Flow> {
+        // `name` or `*` relative to an element (predicates such as
+        // `[price < 100]`): a direct scan of its child records.
+        if let ([step], Start::Context) = (&path.steps[..], &path.start) {
+            if step.axis == Axis::Child && step.preds.is_empty() && cx.node.ns == 0 {
+                if let Some(m) = self.elem_match(&step.test) {
+                    let tape = self.tape;
+                    let Some(range) = tape.child_range(&cx.node.node) else { return Ok(true) };
+                    return tape.child_elements(range, |s| m.sym(s), |j| g(XNode::plain(tape.node(j))));
+                }
+            }
+        }
         let start = self.path_start(path, cx)?;
         if path.streamable == path.steps.len() {
             for &s in start.as_slice() {
@@ -1099,14 +1113,16 @@ impl<'a, 'd> Eval<'a, 'd> {
                 // `(expr)[k]` stops at the k-th node; `(expr)[test]` filters in order.
                 let p = &preds[0];
                 let mut i = 0;
-                let mut stop = false;
-                self.nodes_each(inner, cx, *fpos, &mut |n| {
+                // After the k-th node the filter is done: the caller's answer
+                // (continue or stop) is what `g` said about that node.
+                let mut at_k: Option<Flow> = None;
+                let flow = self.nodes_each(inner, cx, *fpos, &mut |n| {
                     i += 1;
                     match p.kind {
                         PredKind::Index(k) => {
                             if i == k {
-                                stop = true;
-                                return Ok(g(n)? && false);
+                                at_k = Some(g(n)?);
+                                return Ok(false);
                             }
                             Ok(true)
                         }
@@ -1117,8 +1133,8 @@ impl<'a, 'd> Eval<'a, 'd> {
                             Ok(true)
                         }
                     }
-                })
-                .map(|f| f || stop)
+                })?;
+                Ok(at_k.unwrap_or(flow))
             }
             _ => {
                 for n in self.nodes_of(e, cx, pos)? {
@@ -1156,7 +1172,9 @@ impl<'a, 'd> Eval<'a, 'd> {
 
     pub(crate) fn eval(&self, e: &'a Expr, cx: &Cx<'d>) -> Result<Val<'a, 'd>> {
         Ok(match e {
-            Expr::Or(..) | Expr::And(..) | Expr::Cmp(..) | Expr::PositionCmp(..) | Expr::PositionMod(..) => Val::Bool(self.eval_bool(e, cx)?),
+            Expr::Or(..) | Expr::And(..) | Expr::Cmp(..) | Expr::PositionCmp(..) | Expr::PositionMod(..) => {
+                Val::Bool(self.eval_bool(e, cx)?)
+            }
             Expr::Arith(..) | Expr::Neg(_) | Expr::Number(_) => Val::Num(self.eval_number(e, cx)?),
             Expr::Literal(s) => Val::Str(Str::Lit(s)),
             Expr::Var(name, pos) => match self.ctx.vars.get(name) {
@@ -1223,7 +1241,7 @@ impl<'a, 'd> Eval<'a, 'd> {
             Expr::Arith(op, a, b) => op.apply(self.eval_number(a, cx)?, self.eval_number(b, cx)?),
             Expr::Neg(a) => -self.eval_number(a, cx)?,
             Expr::Path(_) | Expr::Union(..) | Expr::Filter(..) if e.ty() == Type::NodeSet => {
-                self.first_node(e, cx, 0)?.map_or(f64::NAN, |n| number::parse(&n.string_value()))
+                self.first_node(e, cx, 0)?.map_or(f64::NAN, |n| n.number_value())
             }
             Expr::Literal(s) => number::parse(s),
             Expr::Call(Func::Core(c), args, pos) if c.result_type() == Type::Number => self.call_number(*c, args, cx, *pos)?,
@@ -1285,7 +1303,7 @@ impl<'a, 'd> Eval<'a, 'd> {
                 let n = *n;
                 let mut found = false;
                 self.nodes_each(nodes, cx, 0, &mut |x| {
-                    if op.numbers(number::parse(&x.string_value()), n) {
+                    if op.numbers(x.number_value(), n) {
                         found = true;
                         return Ok(false);
                     }
@@ -1298,7 +1316,7 @@ impl<'a, 'd> Eval<'a, 'd> {
                 let mut found = false;
                 if matches!(op, CmpOp::Eq | CmpOp::Ne) {
                     self.nodes_each(nodes, cx, 0, &mut |x| {
-                        if (x.string_value() == st) == (op == CmpOp::Eq) {
+                        if x.string_value_is(st) == (op == CmpOp::Eq) {
                             found = true;
                             return Ok(false);
                         }
@@ -1307,7 +1325,7 @@ impl<'a, 'd> Eval<'a, 'd> {
                 } else {
                     let n = number::parse(st);
                     self.nodes_each(nodes, cx, 0, &mut |x| {
-                        if op.numbers(number::parse(&x.string_value()), n) {
+                        if op.numbers(x.number_value(), n) {
                             found = true;
                             return Ok(false);
                         }
@@ -1417,13 +1435,13 @@ impl<'a, 'd> Eval<'a, 'd> {
                     return Err(self.err(ErrorKind::NotANodeSet("the argument of sum()".into()), pos));
                 }
                 for n in self.arg_nodes(c, a, cx, pos)? {
-                    total += number::parse(&n.string_value());
+                    total += n.number_value();
                 }
                 total
             }
             CoreFn::StringLength => self.string_arg(args, 0, cx)?.as_str().chars().count() as f64,
             CoreFn::Number => match args.first() {
-                None => number::parse(&cx.node.string_value()),
+                None => cx.node.number_value(),
                 Some(a) => self.eval_number(a, cx)?,
             },
             CoreFn::Floor => self.eval_number(&args[0], cx)?.floor(),
@@ -1436,7 +1454,9 @@ impl<'a, 'd> Eval<'a, 'd> {
     fn call_core(&self, c: CoreFn, args: &'a [Expr], cx: &Cx<'d>, pos: usize) -> Result<Val<'a, 'd>> {
         use CoreFn::*;
         Ok(match c {
-            Last | Position | Count | Sum | StringLength | Number | Floor | Ceiling | Round => Val::Num(self.call_number(c, args, cx, pos)?),
+            Last | Position | Count | Sum | StringLength | Number | Floor | Ceiling | Round => {
+                Val::Num(self.call_number(c, args, cx, pos)?)
+            }
             True | False | Not | Boolean | StartsWith | Contains | Lang => Val::Bool(self.call_bool(c, args, cx, pos)?),
             Id => {
                 let ids = self.ctx.ids();
@@ -1606,8 +1626,8 @@ fn compare_values(op: CmpOp, a: Val<'_, '_>, b: Val<'_, '_>) -> bool {
                     })
                 }
             } else {
-                let xs: Vec<f64> = x.iter().map(|n| number::parse(&n.string_value())).collect();
-                let ys: Vec<f64> = y.iter().map(|n| number::parse(&n.string_value())).collect();
+                let xs: Vec<f64> = x.iter().map(|n| n.number_value()).collect();
+                let ys: Vec<f64> = y.iter().map(|n| n.number_value()).collect();
                 xs.iter().any(|a| ys.iter().any(|b| op.numbers(*a, *b)))
             }
         }
@@ -1620,13 +1640,13 @@ fn compare_values(op: CmpOp, a: Val<'_, '_>, b: Val<'_, '_>) -> bool {
 fn nodes_vs_scalar(op: CmpOp, x: &[XNode<'_>], s: &Val<'_, '_>) -> bool {
     match s {
         Val::Bool(b) => compare_scalars(op, &Val::Bool(!x.is_empty()), &Val::Bool(*b)),
-        Val::Num(n) => x.iter().any(|v| op.numbers(number::parse(&v.string_value()), *n)),
+        Val::Num(n) => x.iter().any(|v| op.numbers(v.number_value(), *n)),
         Val::Str(st) => {
             if matches!(op, CmpOp::Eq | CmpOp::Ne) {
-                x.iter().any(|v| (v.string_value() == st.as_str()) == (op == CmpOp::Eq))
+                x.iter().any(|v| v.string_value_is(st.as_str()) == (op == CmpOp::Eq))
             } else {
                 let n = number::parse(st.as_str());
-                x.iter().any(|v| op.numbers(number::parse(&v.string_value()), n))
+                x.iter().any(|v| op.numbers(v.number_value(), n))
             }
         }
         Val::Nodes(_) => false,

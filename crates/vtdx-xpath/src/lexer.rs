@@ -313,10 +313,7 @@ pub(crate) fn tokenize(expr: &str) -> Result<Vec<Token>, XPathError> {
                         Tok::Var(prefix, local)
                     }
                     None => {
-                        return err(
-                            ErrorKind::Unexpected { expected: "a variable name after `$`".into(), found: describe_at(expr, i) },
-                            i,
-                        )
+                        return err(ErrorKind::Unexpected { expected: "a variable name after `$`".into(), found: describe_at(expr, i) }, i)
                     }
                 }
             }

@@ -196,7 +196,7 @@ impl XPath {
         let cx = Cx { node, pos: 1, size: 1 };
         match &self.expr {
             Expr::Path(_) | Expr::Union(..) | Expr::Filter(..) | Expr::Var(..) | Expr::Call(..) => {
-                Ok(NodeSet::from_sorted(ev.nodes_of(&self.expr, &cx, 0).map_err(not_a_node_set)?))
+                Ok(NodeSet::from_sorted(ev.nodes_of(&self.expr, &cx, 0)?))
             }
             _ => Err(XPathError::new(ErrorKind::NotANodeSet("the expression".into()), 0, &self.src)),
         }
@@ -213,7 +213,7 @@ impl XPath {
     /// [`XPath::first`] in a [`Context`].
     pub fn first_in<'d>(&self, ctx: &Context<'d>, node: XNode<'d>) -> Result<Option<XNode<'d>>, XPathError> {
         let ev = Eval::new(ctx, &self.src, &self.tests);
-        ev.first_node(&self.expr, &Cx { node, pos: 1, size: 1 }, 0).map_err(not_a_node_set)
+        ev.first_node(&self.expr, &Cx { node, pos: 1, size: 1 }, 0)
     }
 
     /// Calls `f` for each selected node in document order until it returns
@@ -226,14 +226,8 @@ impl XPath {
         mut f: impl FnMut(XNode<'d>) -> ControlFlow<()>,
     ) -> Result<(), XPathError> {
         let ev = Eval::new(ctx, &self.src, &self.tests);
-        ev.nodes_each(&self.expr, &Cx { node, pos: 1, size: 1 }, 0, &mut |n| Ok(f(n).is_continue()))
-            .map(|_| ())
-            .map_err(not_a_node_set)
+        ev.nodes_each(&self.expr, &Cx { node, pos: 1, size: 1 }, 0, &mut |n| Ok(f(n).is_continue())).map(|_| ())
     }
-}
-
-fn not_a_node_set(e: XPathError) -> XPathError {
-    e
 }
 
 impl<'d> From<Node<'d>> for XNode<'d> {

@@ -60,7 +60,11 @@ pub fn write_number(out: &mut String, v: f64) {
 /// assert!(parse("").is_nan());
 /// ```
 pub fn parse(s: &str) -> f64 {
-    let b = s.as_bytes();
+    parse_bytes(s.as_bytes())
+}
+
+/// [`parse`] on bytes (the number grammar is ASCII; anything else is NaN).
+pub fn parse_bytes(b: &[u8]) -> f64 {
     let ws = |c: u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
     let mut i = 0;
     while i < b.len() && ws(b[i]) {
@@ -75,57 +79,48 @@ pub fn parse(s: &str) -> f64 {
         Some(b'-') => (true, &t[1..]),
         _ => (false, t),
     };
-    if body.is_empty() {
+    // One pass: validate `Digits ('.' Digits?)? | '.' Digits` and gather the
+    // digits as an integer mantissa (exact while at most 18 digits).
+    let mut m: u64 = 0;
+    let mut digits = 0usize;
+    let mut frac: Option<usize> = None;
+    for &c in body {
+        match c {
+            b'0'..=b'9' => {
+                if digits < 18 {
+                    m = m * 10 + (c - b'0') as u64;
+                }
+                digits += 1;
+                if let Some(f) = &mut frac {
+                    *f += 1;
+                }
+            }
+            b'.' if frac.is_none() => frac = Some(0),
+            _ => return f64::NAN,
+        }
+    }
+    if digits == 0 {
         return f64::NAN;
     }
-    // Validate `Digits ('.' Digits?)? | '.' Digits`, and take a fast path for
-    // short integers (the common case: quantities, counts, prices without cents).
-    let mut int: u64 = 0;
-    let mut k = 0;
-    while k < body.len() && body[k].is_ascii_digit() {
-        if k < 18 {
-            int = int * 10 + (body[k] - b'0') as u64;
+    let v = match frac {
+        // Integers (quantities, counts): exact below 2^53 digits-wise.
+        None | Some(0) if digits <= 15 => m as f64,
+        // Short decimals (prices): a mantissa below 2^53 divided by a power of
+        // ten up to 1e15 is one correctly rounded IEEE division of exact
+        // operands, so it equals the correctly rounded decimal value.
+        Some(f) if digits <= 15 => {
+            const POW10: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+            m as f64 / POW10[f]
         }
-        k += 1;
-    }
-    let int_digits = k;
-    if k == body.len() {
-        if int_digits <= 18 {
-            let v = int as f64;
-            return if neg { -v } else { v };
-        }
+        // Long numbers: Rust's correctly rounded parser (the grammar is a
+        // subset of what it accepts; the bytes are ASCII).
+        _ => return std::str::from_utf8(t).ok().and_then(|x| x.parse::<f64>().ok()).unwrap_or(f64::NAN),
+    };
+    if neg {
+        -v
     } else {
-        if body[k] != b'.' {
-            return f64::NAN;
-        }
-        k += 1;
-        let frac_start = k;
-        while k < body.len() && body[k].is_ascii_digit() {
-            k += 1;
-        }
-        if k != body.len() || (int_digits == 0 && k == frac_start) {
-            return f64::NAN;
-        }
+        v
     }
-    // Short decimals (prices): an integer mantissa below 2^53 divided by a
-    // power of ten up to 1e22 is one correctly rounded IEEE division of exact
-    // operands, so it equals the correctly rounded decimal value.
-    let digits = body.len() - 1;
-    if (1..=15).contains(&digits) && digits >= int_digits {
-        let frac = digits - int_digits;
-        let mut m: u64 = 0;
-        for &c in body {
-            if c != b'.' {
-                m = m * 10 + (c - b'0') as u64;
-            }
-        }
-        const POW10: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
-        let v = m as f64 / POW10[frac];
-        return if neg { -v } else { v };
-    }
-    // The grammar is a subset of what Rust's correctly rounded parser accepts.
-    let text = &s[i..e];
-    text.parse::<f64>().unwrap_or(f64::NAN)
 }
 
 /// XPath `round()` (§4.4): the closest integer, ties towards positive infinity;
@@ -174,7 +169,18 @@ mod tests {
         assert_eq!(parse("\n 3.25\t"), 3.25);
         assert_eq!(parse("123456789012345678901234567890"), 1.2345678901234568e29);
         // The short-decimal fast path agrees with the correctly rounded parser.
-        for t in ["0.1", "202.89", "67.83", "-3.5", ".5", "5.", "0.30000000000000004", "123456.789012345", "9007199254740.993", "1.7976931348623157"] {
+        for t in [
+            "0.1",
+            "202.89",
+            "67.83",
+            "-3.5",
+            ".5",
+            "5.",
+            "0.30000000000000004",
+            "123456.789012345",
+            "9007199254740.993",
+            "1.7976931348623157",
+        ] {
             assert_eq!(parse(t), t.parse::<f64>().unwrap(), "{t}");
         }
         for bad in ["", " ", "-", ".", "1.2.3", "--1", "1 2", "0x10", "inf", "NaN", "Infinity", "1,5", "٣"] {

@@ -75,8 +75,7 @@ fn predicate(p: &mut Predicate) {
         Expr::PositionCmp(CmpOp::Eq, n) => index(*n),
         e if is_call(e, CoreFn::Last) => PredKind::Last,
         Expr::Cmp(CmpOp::Eq, a, b)
-            if (is_call(a, CoreFn::Position) && is_call(b, CoreFn::Last))
-                || (is_call(a, CoreFn::Last) && is_call(b, CoreFn::Position)) =>
+            if (is_call(a, CoreFn::Position) && is_call(b, CoreFn::Last)) || (is_call(a, CoreFn::Last) && is_call(b, CoreFn::Position)) =>
         {
             PredKind::Last
         }

@@ -425,7 +425,9 @@ impl<'s> Parser<'s> {
             Tok::Literal(s) => Ok(Expr::Literal(s.into())),
             Tok::Number(n) => Ok(Expr::Number(n)),
             Tok::Function(prefix, local) => self.call(prefix, local, pos),
-            _ => Err(self.err(ErrorKind::Unexpected { expected: "an expression".into(), found: self.toks[self.i - 1].tok.describe() }, pos)),
+            _ => {
+                Err(self.err(ErrorKind::Unexpected { expected: "an expression".into(), found: self.toks[self.i - 1].tok.describe() }, pos))
+            }
         }
     }
 

@@ -7,7 +7,6 @@ use std::borrow::Cow;
 
 use vtdx_core::{Document, Node, Sym};
 
-
 const KIND_SHIFT: u32 = 28;
 const SYM_MASK: u32 = (1 << KIND_SHIFT) - 1;
 const K_ELEM: u32 = 1;
@@ -151,22 +150,24 @@ impl<'d> Tape<'d> {
         Some((next, end))
     }
 
-    /// An element's string-value, fast when it has no child records (text
-    /// only, the common leaf): its content, borrowed when no reference or CR
-    /// needs decoding.
+    /// A leaf element's content bytes when they are its string-value as they
+    /// stand (no child records, no reference or CR to decode).
+    #[inline]
+    pub fn element_raw(&self, n: &Node<'d>) -> Option<&'d [u8]> {
+        let e = n.record()?;
+        if self.has_child_records(e) {
+            return None;
+        }
+        let raw = &self.doc.text()[n.content_range()?];
+        memchr::memchr2(b'&', b'\r', raw).is_none().then_some(raw)
+    }
+
+    /// An element's string-value, borrowed for a leaf element whose content
+    /// needs no decoding.
     #[inline]
     pub fn element_value(&self, n: &Node<'d>) -> Cow<'d, str> {
-        if let Some(e) = n.record() {
-            if !self.has_child_records(e) {
-                if let Some(r) = n.content_range() {
-                    let raw = &self.doc.text()[r];
-                    if memchr::memchr2(b'&', b'\r', raw).is_none() {
-                        if let Ok(s) = std::str::from_utf8(raw) {
-                            return Cow::Borrowed(s);
-                        }
-                    }
-                }
-            }
+        if let Some(Ok(s)) = self.element_raw(n).map(std::str::from_utf8) {
+            return Cow::Borrowed(s);
         }
         n.value()
     }

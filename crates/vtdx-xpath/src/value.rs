@@ -235,6 +235,28 @@ impl<'d> XNode<'d> {
         }
     }
 
+    /// `number(string(node))`, without decoding a leaf element's content.
+    #[inline]
+    pub(crate) fn number_value(&self) -> f64 {
+        if self.is_element() {
+            if let Some(raw) = crate::tape::Tape::new(self.node.document()).element_raw(&self.node) {
+                return crate::number::parse_bytes(raw);
+            }
+        }
+        crate::number::parse(&self.string_value())
+    }
+
+    /// `string(node) == s`, without decoding a leaf element's content.
+    #[inline]
+    pub(crate) fn string_value_is(&self, s: &str) -> bool {
+        if self.is_element() {
+            if let Some(raw) = crate::tape::Tape::new(self.node.document()).element_raw(&self.node) {
+                return raw == s.as_bytes();
+            }
+        }
+        self.string_value() == s
+    }
+
     /// The parent: the element of an attribute or namespace node; `None` for the root.
     pub fn parent(&self) -> Option<XNode<'d>> {
         if self.ns != 0 {
@@ -424,7 +446,7 @@ impl<'d> Value<'d> {
     /// `number()` (§4.4).
     pub fn number(&self) -> f64 {
         match self {
-            Value::NodeSet(s) => s.first().map_or(f64::NAN, |n| number::parse(&n.string_value())),
+            Value::NodeSet(s) => s.first().map_or(f64::NAN, |n| n.number_value()),
             Value::Number(n) => *n,
             Value::String(s) => number::parse(s),
             Value::Boolean(b) => {

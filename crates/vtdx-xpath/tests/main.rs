@@ -1,5 +1,5 @@
 //! Integration tests: one binary, one module per area.
 
-mod spec;
 mod corpus;
 mod differential;
+mod spec;

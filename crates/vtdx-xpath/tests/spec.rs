@@ -132,7 +132,10 @@ fn axes() {
     let b = "/r/b";
     let at = |e: &str| paths_at(&d, b, e);
     assert_eq!(at("child::node()"), "/*[1]/*[2]/*[1] /*[1]/*[2]/comment()[1] /*[1]/*[2]/*[2] /*[1]/*[2]/processing-instruction()[1]");
-    assert_eq!(at("descendant::node()"), "/*[1]/*[2]/*[1] /*[1]/*[2]/*[1]/text()[1] /*[1]/*[2]/comment()[1] /*[1]/*[2]/*[2] /*[1]/*[2]/processing-instruction()[1]");
+    assert_eq!(
+        at("descendant::node()"),
+        "/*[1]/*[2]/*[1] /*[1]/*[2]/*[1]/text()[1] /*[1]/*[2]/comment()[1] /*[1]/*[2]/*[2] /*[1]/*[2]/processing-instruction()[1]"
+    );
     assert_eq!(at("descendant-or-self::*"), "/*[1]/*[2] /*[1]/*[2]/*[1] /*[1]/*[2]/*[2]");
     assert_eq!(at("parent::node()"), "/*[1]");
     assert_eq!(at("ancestor::node()"), "/ /*[1]");
@@ -167,7 +170,8 @@ fn axes() {
     for c in ["/r/b", "/r/b/b1/text()", "/r/a/a2", "/r/b/comment()"] {
         let total = ev_at(&d, c, "count(/descendant-or-self::node())");
         let union = ev_at(&d, c, "count(ancestor::node() | descendant::node() | following::node() | preceding::node() | self::node())");
-        let sum = ev_at(&d, c, "count(ancestor::node()) + count(descendant::node()) + count(following::node()) + count(preceding::node()) + 1");
+        let sum =
+            ev_at(&d, c, "count(ancestor::node()) + count(descendant::node()) + count(following::node()) + count(preceding::node()) + 1");
         assert_eq!(total, union, "{c}");
         assert_eq!(total, sum, "{c}");
     }
