@@ -12,16 +12,33 @@ if [ ! -d "$VTDX_CORPUS/xmlconf" ]; then
 fi
 
 echo "== build (release)"
-cargo build --release --workspace --all-targets
+# crates/vtdx-py (the Python extension) is built by maturin below, with the settings
+# a Python extension module needs; building it here too would only rebuild PyO3 twice
+cargo build --release --workspace --all-targets --exclude vtdx-py
 
 echo "== Python test dependency: lxml (the differential tests compare against it)"
 python3 -m pip install -q --disable-pip-version-check lxml
 
 echo "== unit, integration, property and doc tests"
-cargo test --release --workspace
+cargo test --release --workspace --exclude vtdx-py
 
 echo "== W3C XML conformance suite"
 cargo run --release -q -p vtdx-conformance
+
+echo "== Python package: wheel (maturin) into target/py, then pytest (python/tests)"
+# A virtual environment of the machine's Python, made once; its tools come from PyPI.
+py="$root/target/py/bin/python"
+if [ ! -x "$py" ]; then
+    python3 -m venv "$root/target/py"
+fi
+if ! "$py" -c "import maturin, pytest, lxml, mypy" 2>/dev/null; then
+    "$py" -m pip install -q --disable-pip-version-check "maturin>=1.9.4,<2" pytest lxml mypy
+fi
+rm -rf "$root/target/wheels"
+"$py" -m maturin build --release --quiet --out "$root/target/wheels" --interpreter "$py"
+"$py" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$root"/target/wheels/vtdx-*.whl
+# from outside the source tree, so `import vtdx` is the installed wheel
+(cd "$root/target" && "$py" -m pytest "$root/python/tests" -q -p no:cacheprovider)
 
 echo "== side-by-side benchmark harness (quick)"
 bash bench/run --quick

@@ -1,0 +1,328 @@
+//! `parse`, `fromstring`, `XML` and `XMLParser`: inputs, options and limits.
+
+use std::sync::Mutex;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
+use vtdx::{ExternalEntityPolicy, ParseOptions, Parser};
+
+use crate::document::{DocInner, DocRef, Document};
+use crate::element::wrap_node;
+use crate::errors;
+
+/// Builds parse options from keyword arguments (all optional, safe defaults).
+pub(crate) fn options_from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<ParseOptions> {
+    let mut o = ParseOptions::default();
+    let Some(kw) = kwargs else { return Ok(o) };
+    // huge_tree first, so explicit limits given with it win
+    if let Some(v) = kw.get_item("huge_tree")? {
+        if v.is_truthy()? {
+            o.limits.max_depth = u32::MAX;
+            o.limits.max_name_len = u32::MAX;
+            o.limits.max_attributes = u32::MAX;
+            o.limits.max_entity_expansion_bytes = u32::MAX as u64;
+        }
+    }
+    for (k, v) in kw.iter() {
+        let key: String = k.extract()?;
+        if v.is_none() {
+            continue;
+        }
+        match key.as_str() {
+            "huge_tree" => {}
+            "max_depth" => o.limits.max_depth = v.extract()?,
+            "max_attributes" => o.limits.max_attributes = v.extract()?,
+            "max_name_len" => o.limits.max_name_len = v.extract()?,
+            "max_document_size" => o.limits.max_document_size = v.extract()?,
+            "max_entity_expansion_bytes" => o.limits.max_entity_expansion_bytes = v.extract()?,
+            "max_entity_amplification" => o.limits.max_entity_amplification = v.extract()?,
+            "max_entity_depth" => o.limits.max_entity_depth = v.extract()?,
+            "namespaces" => o.namespaces = v.is_truthy()?,
+            "external_entities" => {
+                let s: String = v.extract()?;
+                o.external_entities = match s.as_str() {
+                    "skip" => ExternalEntityPolicy::Skip,
+                    "error" => ExternalEntityPolicy::Error,
+                    _ => return Err(PyValueError::new_err("external_entities must be 'skip' or 'error'")),
+                };
+            }
+            // lxml options whose only value vtdx supports is the one it always has
+            "resolve_entities" | "no_network" => {
+                if !v.is_truthy()? {
+                    return Err(PyValueError::new_err(format!(
+                        "{key}=False is not supported: vtdx always expands internal entities and never fetches anything"
+                    )));
+                }
+            }
+            _ => {
+                return Err(PyTypeError::new_err(format!(
+                    "unexpected parse option {key:?} (supported: huge_tree, namespaces, external_entities, max_depth, \
+                     max_attributes, max_name_len, max_document_size, max_entity_expansion_bytes, \
+                     max_entity_amplification, max_entity_depth)"
+                )))
+            }
+        }
+    }
+    Ok(o)
+}
+
+/// A reusable parser with fixed options, like lxml's ``XMLParser``: pass it as
+/// ``parser=`` to :func:`parse` or :func:`fromstring`. Reusing one parser keeps its
+/// allocations and name tables between documents, which speeds up many small
+/// documents. Safe to share between threads (parses through one parser take turns).
+#[pyclass(frozen, module = "vtdx", name = "XMLParser")]
+pub struct XMLParser {
+    opts: ParseOptions,
+    parser: Mutex<Parser>,
+}
+
+#[pymethods]
+impl XMLParser {
+    /// Keyword-only options, all with safe defaults:
+    ///
+    /// * ``huge_tree`` (False): lift the depth, name-length, attribute-count and
+    ///   entity-expansion limits (the amplification limit stays);
+    /// * ``max_depth`` (1024), ``max_attributes`` (10000), ``max_name_len`` (50000),
+    ///   ``max_document_size`` (4 GiB - 1), ``max_entity_expansion_bytes`` (10 MiB),
+    ///   ``max_entity_amplification`` (20), ``max_entity_depth`` (32);
+    /// * ``namespaces`` (True): apply Namespaces in XML;
+    /// * ``external_entities`` (``'skip'``): what a reference to an external entity
+    ///   does: read as nothing, or ``'error'``. Nothing is ever fetched.
+    #[new]
+    #[pyo3(signature = (**options))]
+    fn new(options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let opts = options_from_kwargs(options)?;
+        Ok(XMLParser { parser: Mutex::new(Parser::with_options(opts.clone())), opts })
+    }
+
+    /// Parses a source (see :func:`vtdx.parse`) into a :class:`Document`.
+    fn parse(&self, py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Document> {
+        let (data, filename) = read_source(py, source, true)?;
+        Ok(Document { inner: self.parse_vec(py, data, filename)? })
+    }
+
+    /// Parses XML text and returns the root element.
+    fn fromstring<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let (data, _) = read_source(py, text, false)?;
+        let doc = self.parse_vec(py, data, None)?;
+        wrap_node(py, &doc, doc.doc.root_element())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<vtdx.XMLParser {:?}>", self.opts)
+    }
+}
+
+impl XMLParser {
+    fn parse_vec(&self, py: Python<'_>, data: Vec<u8>, filename: Option<String>) -> PyResult<DocRef> {
+        let big = data.len() >= crate::DETACH_BYTES;
+        let res = crate::maybe_detach(py, big, || {
+            let mut p = self.parser.lock().unwrap_or_else(|e| e.into_inner());
+            p.parse_owned(data)
+        });
+        match res {
+            Ok(doc) => Ok(DocInner::new(doc, filename)),
+            Err(e) => Err(errors::syntax_error(py, &e, filename.as_deref().or(Some("<string>")))),
+        }
+    }
+}
+
+/// Largest name table the per-thread parser keeps between documents. A reused
+/// parser interns each name once (small documents parse twice as fast), but every
+/// document made while another is alive gets a copy of the table, names of earlier
+/// documents included; beyond this many names the parser starts afresh, so a small
+/// document never carries much more than its own names.
+const KEEP_NAMES: usize = 512;
+
+thread_local! {
+    /// The parser for default options, reused by `parse`/`fromstring` on this thread.
+    static DEFAULT_PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Parses with `opts`: with the defaults through this thread's reused parser, else
+/// with a fresh parser.
+pub(crate) fn parse_vec(py: Python<'_>, data: Vec<u8>, opts: &ParseOptions, filename: Option<String>) -> PyResult<DocRef> {
+    let big = data.len() >= crate::DETACH_BYTES;
+    let default = *opts == ParseOptions::default();
+    let res = crate::maybe_detach(py, big, || {
+        if !default {
+            return Parser::with_options(opts.clone()).parse_owned(data);
+        }
+        DEFAULT_PARSER.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            let parser = slot.get_or_insert_with(Parser::new);
+            let res = parser.parse_owned(data);
+            let keep = match &res {
+                Ok(doc) => doc.names().sym_count() <= KEEP_NAMES,
+                Err(_) => false,
+            };
+            if !keep {
+                *slot = None;
+            }
+            res
+        })
+    });
+    match res {
+        Ok(doc) => Ok(DocInner::new(doc, filename)),
+        Err(e) => Err(errors::syntax_error(py, &e, filename.as_deref().or(Some("<string>")))),
+    }
+}
+
+/// True when `s` (after leading white space) starts like XML rather than a file name.
+fn looks_like_xml(s: &str) -> bool {
+    let t = s.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
+    t.starts_with('<')
+}
+
+/// XML text given as `str` is encoded as UTF-8, so a declaration naming another
+/// encoding would be wrong: refuse it, as lxml does.
+fn check_str_declaration(s: &str) -> PyResult<()> {
+    let t = s.trim_start_matches('\u{feff}');
+    if let Some(rest) = t.strip_prefix("<?xml") {
+        let decl = &rest[..rest.find("?>").unwrap_or(rest.len())];
+        if let Some(p) = decl.find("encoding") {
+            let after = decl[p + 8..].trim_start().strip_prefix('=').unwrap_or("").trim_start();
+            let q = after.chars().next().unwrap_or('"');
+            let val = after.get(1..).and_then(|v| v.split(q).next()).unwrap_or("");
+            let v = val.to_ascii_lowercase();
+            if v != "utf-8" && v != "utf8" {
+                return Err(PyValueError::new_err(format!(
+                    "str input with an encoding declaration ({val:?}) is not supported: pass bytes, or XML text without the declaration"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The bytes of a source: `bytes`/`bytearray`/`memoryview` (XML), `str` (XML text if
+/// it starts with `<`, else a file name, when `allow_path`), `os.PathLike`, or a file
+/// object with `read()`. Returns the file name when one was read.
+pub(crate) fn read_source(py: Python<'_>, source: &Bound<'_, PyAny>, allow_path: bool) -> PyResult<(Vec<u8>, Option<String>)> {
+    if let Ok(b) = source.cast::<PyBytes>() {
+        return Ok((b.as_bytes().to_vec(), None));
+    }
+    if let Ok(s) = source.cast::<PyString>() {
+        let s = s.to_cow()?.into_owned();
+        if !allow_path || looks_like_xml(&s) {
+            check_str_declaration(&s)?;
+            return Ok((s.into_bytes(), None));
+        }
+        return read_file(py, s);
+    }
+    if let Ok(b) = source.cast::<PyByteArray>() {
+        return Ok((b.to_vec(), None));
+    }
+    if source.hasattr("read")? {
+        let data = source.call_method0("read")?;
+        let name = source.getattr("name").ok().and_then(|n| n.extract::<String>().ok());
+        if let Ok(s) = data.cast::<PyString>() {
+            let s = s.to_cow()?.into_owned();
+            check_str_declaration(&s)?;
+            return Ok((s.into_bytes(), name));
+        }
+        let (v, _) = read_source(py, &data, false)?;
+        return Ok((v, name));
+    }
+    if allow_path && source.hasattr("__fspath__")? {
+        let os = py.import("os")?;
+        let p = os.call_method1("fspath", (source,))?;
+        let p: String = match p.cast::<PyBytes>() {
+            Ok(b) => String::from_utf8_lossy(b.as_bytes()).into_owned(),
+            Err(_) => p.extract()?,
+        };
+        return read_file(py, p);
+    }
+    // memoryview and other objects with the buffer protocol
+    if let Ok(mv) = py.get_type::<pyo3::types::PyMemoryView>().call1((source,)) {
+        if let Ok(b) = py.get_type::<PyBytes>().call1((mv,)) {
+            if let Ok(b) = b.cast::<PyBytes>() {
+                return Ok((b.as_bytes().to_vec(), None));
+            }
+        }
+    }
+    Err(PyTypeError::new_err(format!(
+        "cannot parse from {}: expected bytes, str, os.PathLike or a file object",
+        source.get_type().name()?
+    )))
+}
+
+fn read_file(py: Python<'_>, path: String) -> PyResult<(Vec<u8>, Option<String>)> {
+    let data = py.detach(|| std::fs::read(&path));
+    match data {
+        Ok(d) => Ok((d, Some(path))),
+        Err(e) => {
+            let err = pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string(), path.clone()));
+            if e.kind() == std::io::ErrorKind::NotFound {
+                return Err(pyo3::exceptions::PyFileNotFoundError::new_err((2, "No such file or directory", path)));
+            }
+            Err(err)
+        }
+    }
+}
+
+fn parser_or_options(parser: Option<&Bound<'_, XMLParser>>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Option<ParseOptions>> {
+    match (parser, options) {
+        (Some(_), Some(o)) if !o.is_empty() => Err(PyTypeError::new_err("pass either parser= or parse options, not both")),
+        (Some(_), _) => Ok(None),
+        (None, o) => Ok(Some(options_from_kwargs(o)?)),
+    }
+}
+
+/// Parses a document, like ``lxml.etree.parse``.
+///
+/// ``source`` is XML as ``bytes``/``bytearray``/``memoryview``; a file name
+/// (``str`` or ``os.PathLike``; a ``str`` that starts with ``<`` is taken as XML
+/// text); or a file object opened in binary mode. Options are keyword-only (see
+/// :class:`XMLParser`). Raises :class:`XMLSyntaxError` when the input is not
+/// well-formed. The interpreter is released while large inputs are parsed.
+#[pyfunction]
+#[pyo3(signature = (source, parser=None, **options))]
+pub(crate) fn parse(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    parser: Option<&Bound<'_, XMLParser>>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Document> {
+    let opts = parser_or_options(parser, options)?;
+    let (data, filename) = read_source(py, source, true)?;
+    let inner = match (parser, opts) {
+        (Some(p), _) => p.get().parse_vec(py, data, filename)?,
+        (None, Some(o)) => parse_vec(py, data, &o, filename)?,
+        (None, None) => unreachable!(),
+    };
+    Ok(Document { inner })
+}
+
+/// Parses XML text (``bytes`` or ``str``) and returns the root :class:`Element`,
+/// like ``lxml.etree.fromstring``. ``element.getroottree()`` gives the document.
+#[pyfunction]
+#[pyo3(signature = (text, parser=None, **options))]
+pub(crate) fn fromstring<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyAny>,
+    parser: Option<&Bound<'py, XMLParser>>,
+    options: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let opts = parser_or_options(parser, options)?;
+    let (data, _) = read_source(py, text, false)?;
+    let doc = match (parser, opts) {
+        (Some(p), _) => p.get().parse_vec(py, data, None)?,
+        (None, Some(o)) => parse_vec(py, data, &o, None)?,
+        (None, None) => unreachable!(),
+    };
+    wrap_node(py, &doc, doc.doc.root_element())
+}
+
+/// The same as :func:`fromstring` (lxml's ``XML()``).
+#[pyfunction]
+#[pyo3(name = "XML", signature = (text, parser=None, **options))]
+pub(crate) fn xml_<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyAny>,
+    parser: Option<&Bound<'py, XMLParser>>,
+    options: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    fromstring(py, text, parser, options)
+}
