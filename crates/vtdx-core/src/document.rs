@@ -59,6 +59,9 @@ pub struct Document<'a> {
     encoding: SourceEncoding,
     root: u32,
     pub(crate) opts: ParseOptions,
+    /// References to entities whose replacement text holds markup, expanded in
+    /// `text`: (start, end) in the unexpanded text, (start, end) in `text`.
+    expansions: Vec<(usize, usize, usize, usize)>,
 }
 
 impl fmt::Debug for Document<'_> {
@@ -109,6 +112,27 @@ impl<'a> Document<'a> {
     /// (plus [`Document::bom_len`]).
     pub fn text_is_source(&self) -> bool {
         matches!(self.text, Text::Source(_))
+    }
+
+    /// References to entities whose replacement text holds markup, which the parser
+    /// expanded to index their content: for each, its byte range in the unexpanded
+    /// text and the byte range of its expansion in [`Document::text`]. Empty for
+    /// almost every document.
+    pub fn entity_expansions(&self) -> &[(usize, usize, usize, usize)] {
+        &self.expansions
+    }
+
+    /// The text before markup-entity expansion (UTF-8, after any BOM): the input
+    /// itself for UTF-8, else the input transcoded again.
+    pub(crate) fn unexpanded_text(&self) -> Cow<'_, [u8]> {
+        if self.expansions.is_empty() {
+            return Cow::Borrowed(self.text());
+        }
+        match input::decode(&self.source) {
+            Ok(d) => d.text,
+            // it decoded when parsed
+            Err(_) => Cow::Borrowed(self.text()),
+        }
     }
 
     /// Bytes of byte-order mark at the start of the input.
@@ -407,6 +431,7 @@ impl Parser {
             Some(v) => Text::Owned(v),
             None => text,
         };
+        let expansions = parsed.regions;
         let names = std::sync::Arc::new(parsed.names);
         self.names_pool = Some(names.clone());
         Ok(Document {
@@ -419,6 +444,7 @@ impl Parser {
             encoding,
             root: parsed.root,
             opts: self.opts.clone(),
+            expansions,
         })
     }
 

@@ -54,6 +54,40 @@ const ASCII: &[&str] = &["US-ASCII", "ASCII", "ANSI_X3.4-1968", "ANSI_X3.4-1986"
     "ISO646-US", "us", "IBM367", "cp367", "csASCII"];
 const UTF16: &[&str] = &["UTF-16", "UTF-16LE", "UTF-16BE", "ISO-10646-UCS-2"];
 
+/// How text is written back in a document's encoding (the [`crate::Editor`]'s output).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum OutEncoding {
+    Utf8,
+    Utf16 { le: bool },
+    /// Real ISO-8859-1: one byte per code point below U+0100.
+    Latin1,
+    /// US-ASCII: code points below U+0080.
+    Ascii,
+    /// Any other encoding `encoding_rs` knows.
+    Other(&'static encoding_rs::Encoding),
+}
+
+impl SourceEncoding {
+    /// How to write text back in this encoding.
+    pub(crate) fn out_encoding(&self) -> OutEncoding {
+        match self {
+            SourceEncoding::Utf8 { .. } => OutEncoding::Utf8,
+            SourceEncoding::Utf16Le { .. } => OutEncoding::Utf16 { le: true },
+            SourceEncoding::Utf16Be { .. } => OutEncoding::Utf16 { le: false },
+            SourceEncoding::Other { label } if is_any(label, LATIN1) => OutEncoding::Latin1,
+            SourceEncoding::Other { label } if is_any(label, ASCII) => OutEncoding::Ascii,
+            SourceEncoding::Other { label } => match encoding_rs::Encoding::for_label(label.as_bytes()) {
+                Some(e) if e == encoding_rs::UTF_8 => OutEncoding::Utf8,
+                Some(e) if e != encoding_rs::REPLACEMENT && e != encoding_rs::UTF_16LE && e != encoding_rs::UTF_16BE => {
+                    OutEncoding::Other(e)
+                }
+                // the parser refused any other label
+                _ => OutEncoding::Utf8,
+            },
+        }
+    }
+}
+
 fn is_any(label: &str, names: &[&str]) -> bool {
     names.iter().any(|n| label.eq_ignore_ascii_case(n))
 }

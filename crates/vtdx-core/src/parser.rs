@@ -81,6 +81,9 @@ pub(crate) struct Parsed {
     pub root: u32,
     /// Set when the document had to be expanded: the text the index describes.
     pub expanded: Option<Vec<u8>>,
+    /// With `expanded`: (input start, input end, expanded start, expanded end) of
+    /// each reference replaced, in document order.
+    pub regions: Vec<(usize, usize, usize, usize)>,
 }
 
 /// A reusable parser: keeps its allocations (token tape, name tables, stacks)
@@ -200,6 +203,7 @@ impl Parser {
             Error::at(e.kind().clone(), text, orig)
         })?;
         second.expanded = Some(expanded);
+        second.regions = regions;
         Ok(second)
     }
 
@@ -228,7 +232,7 @@ impl Parser {
             expanded,
         };
         match run.document(text) {
-            Ok((decl, root)) => Ok(Parsed { tape: run.tape, names: run.names, dtd: run.dtd, decl, root, expanded: None }),
+            Ok((decl, root)) => Ok(Parsed { tape: run.tape, names: run.names, dtd: run.dtd, decl, root, expanded: None, regions: Vec::new() }),
             Err(e) => {
                 // keep what was interned and the tape allocation for the next document
                 self.names_pool = Some(std::sync::Arc::new(run.names));
