@@ -24,7 +24,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use vtdx::xpath::{Namespaces, XNode, XNodeKind, XPath};
-use vtdx::{escape_text, Document, EditError, Editor, Node, NodeKind};
+use vtdx::{escape_text, is_name, Document, EditError, Editor, Node, NodeKind};
 
 /// Arguments of `vtdx edit` (parsed in order by hand: operations are a sequence).
 #[derive(Args)]
@@ -227,7 +227,8 @@ fn apply(op: &Op, doc: &Document<'_>, ns: &Namespaces) -> Result<Vec<u8>, Fail> 
         Op::Rename(x, name) => {
             let x = compile(x, ns)?;
             for n in select(&x, doc)? {
-                editor.rename(n.node(), name).map_err(ed)?;
+                // through `members`: a namespace node's `node()` is its element
+                editor.rename(members(&n)?[0], name).map_err(ed)?;
             }
         }
         Op::Insert { at, xpath, what, name, value } => {
@@ -242,6 +243,10 @@ fn apply(op: &Op, doc: &Document<'_>, ns: &Namespaces) -> Result<Vec<u8>, Fail> 
                         editor.set_attribute(el, name, value).map_err(ed)?;
                     }
                     What::Elem | What::Text => {
+                        // the name goes into the fragment as it is: `a b="1"` must not pass
+                        if *what == What::Elem && !is_name(name.as_bytes()) {
+                            return Err(Fail::Edit(format!("`{name}` is not a valid element name")));
+                        }
                         let frag = if *what == What::Text {
                             escape_text(value).into_owned()
                         } else if value.is_empty() {
@@ -264,12 +269,21 @@ fn apply(op: &Op, doc: &Document<'_>, ns: &Namespaces) -> Result<Vec<u8>, Fail> 
             let t = compile(target, ns)?;
             let dest = select(&t, doc)?.into_iter().find(|n| n.is_element()).ok_or_else(|| Fail::Edit(format!("move target `{target}` selects no element")))?;
             let dest = dest.node();
+            // ranges already moved: a selected node inside one travels with it
+            let mut moved: Vec<std::ops::Range<usize>> = Vec::new();
             for n in select(&x, doc)? {
                 for m in members(&n)? {
                     let r = m.range();
+                    if moved.iter().any(|o| o.start <= r.start && r.end <= o.end) {
+                        continue;
+                    }
                     if r.start <= dest.range().start && dest.range().end <= r.end {
                         return Err(Fail::Edit("cannot move a node into itself".into()));
                     }
+                    if m.is_attribute() && m.parent() == Some(dest) {
+                        continue; // already there (setting then removing it would delete it)
+                    }
+                    moved.push(r);
                     if m.is_attribute() {
                         let v = m.value();
                         editor.set_attribute(dest, m.name(), &v).map_err(ed)?;
@@ -361,12 +375,15 @@ pub fn run(a: EditArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
             }
         }
     }
-    if plan.ops.is_empty() {
-        // still check the input, as xmlstarlet does
-        if let Err(e) = Document::parse(&bytes) {
+    // check the result of the last operation too (raw moves are not checked where
+    // they land), or the input when there is no operation, as xmlstarlet does
+    if let Err(e) = Document::parse(&bytes) {
+        if plan.ops.is_empty() {
             eprintln!("{display}:{}:{}: {} (byte {})", e.line(), e.column(), e.kind(), e.offset());
-            return Ok(ExitCode::from(1));
+        } else {
+            eprintln!("{display}: operation {} produced a document that is not well-formed: {e}", plan.ops.len());
         }
+        return Ok(ExitCode::from(1));
     }
     if plan.in_place {
         write_atomically(&plan.file, &bytes)?;
