@@ -1,6 +1,7 @@
 //! Parses a file N times with one reused parser and prints the median MB/s.
 //! Handy under `perf record` or `valgrind --tool=callgrind` (instruction counts are
 //! repeatable on a noisy machine): `cargo run --release -p vtdx-core --example parse_loop -- FILE [N]`.
+//! `FRESH=1` parses with `Document::parse` (a new parser each time) instead.
 
 use std::time::Instant;
 
@@ -11,8 +12,15 @@ fn main() {
     let bytes = std::fs::read(&path).expect("cannot read file");
     let mut parser = vtdx_core::Parser::new();
     let mut times = Vec::with_capacity(n);
+    let fresh = std::env::var_os("FRESH").is_some();
     for _ in 0..n {
         let t = Instant::now();
+        if fresh {
+            let doc = vtdx_core::Document::parse(&bytes).expect("not well-formed");
+            times.push(t.elapsed().as_secs_f64());
+            drop(doc);
+            continue;
+        }
         let doc = parser.parse(&bytes).expect("not well-formed");
         times.push(t.elapsed().as_secs_f64());
         parser.recycle(doc);

@@ -204,3 +204,38 @@ mod tests {
         assert!(is_xml_char(0x10FFFF));
     }
 }
+
+/// A mask of the bytes of `s` equal to `a`, `b` or `c` (bit i for byte i).
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(crate) fn mask16(s: &[u8; 16], a: u8, b: u8, c: u8) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of the x86_64 baseline, so the target feature the
+        // function enables is always present; it reads only its arguments.
+        unsafe { mask16_sse2(s, a, b, c) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut m = 0u32;
+        for (i, &x) in s.iter().enumerate() {
+            m |= u32::from(x == a || x == b || x == c) << i;
+        }
+        m
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn mask16_sse2(s: &[u8; 16], a: u8, b: u8, c: u8) -> u32 {
+    use std::arch::x86_64::*;
+    let lo = i64::from_le_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]]);
+    let hi = i64::from_le_bytes([s[8], s[9], s[10], s[11], s[12], s[13], s[14], s[15]]);
+    let v = _mm_set_epi64x(hi, lo);
+    let m = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(a as i8)), _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8))),
+        _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)),
+    );
+    _mm_movemask_epi8(m) as u32
+}

@@ -353,7 +353,17 @@ impl<'a> Document<'a> {
             // `<a/>` (an end tag's `>` is never preceded by `/`)
             return end;
         }
-        memrchr(b'<', &t[..end]).unwrap_or(end)
+        // `</qname S? >`: back over the `>`, any white space and the name
+        let mut p = end.saturating_sub(1);
+        while p > 0 && matches!(t[p - 1], b' ' | b'\t' | b'\n' | b'\r') {
+            p -= 1;
+        }
+        let s = p.saturating_sub(self.names.qname(self.sym_at(e)).len() + 2);
+        if t.get(s..s + 2) == Some(b"</") {
+            s
+        } else {
+            memrchr(b'<', &t[..end]).unwrap_or(end)
+        }
     }
     /// Start of the next sibling record of `r` (or the parent's end tag).
     #[inline]

@@ -160,7 +160,7 @@ const S_ATTR: u8 = 9;
 const S_REPLACE: u8 = 10;
 
 #[derive(Debug, Clone)]
-struct Edit {
+struct Edit<'d> {
     start: usize,
     end: usize,
     /// Offset and length of the new bytes in the editor's data (or, for edits made
@@ -171,14 +171,16 @@ struct Edit {
     slot: u8,
     /// How deep in the tree the edit lies: 4 per element depth; +0 a node within
     /// its parent's content, +1 inside a node's own markup, +2 inside an
-    /// attribute, +4 the element's content (= its children's +0).
+    /// attribute, +4 the element's content (= its children's +0). Computed from
+    /// `lv` when the output is planned (the common in-order case never needs it).
     level: u32,
+    lv: Lv<'d>,
     ctx: Ctx,
     seq: u32,
     dead: bool,
 }
 
-impl Edit {
+impl Edit<'_> {
     fn is_removal(&self) -> bool {
         self.op == Op::Replace && self.data.1 == 0
     }
@@ -203,24 +205,44 @@ fn depth(n: Node<'_>) -> u32 {
     n.depth() as u32
 }
 
-/// Level of a node as a whole, within its parent's content.
-fn l_node(n: Node<'_>) -> u32 {
-    4 * depth(n)
+/// How deep an edit lies, computed on demand (see [`Edit::level`]).
+#[derive(Debug, Clone, Copy)]
+enum Lv<'d> {
+    /// A node as a whole, within its parent's content.
+    Node(Node<'d>),
+    /// The inside of a node's own markup (tags, attribute list, comment text).
+    Markup(Node<'d>),
+    /// The inside of an attribute of this element (its name and value).
+    Attr(Node<'d>),
+    /// An element's content.
+    Content(Node<'d>),
 }
 
-/// Level of the inside of a node's own markup (tags, attribute list, comment text).
-fn l_markup(n: Node<'_>) -> u32 {
-    4 * depth(n) + 1
+impl Lv<'_> {
+    fn get(self) -> u32 {
+        match self {
+            Lv::Node(n) => 4 * depth(n),
+            Lv::Markup(n) => 4 * depth(n) + 1,
+            Lv::Attr(e) => 4 * depth(e) + 2,
+            Lv::Content(e) => 4 * depth(e) + 4,
+        }
+    }
 }
 
-/// Level of the inside of an attribute of `e` (its name and value).
-fn l_attr(e: Node<'_>) -> u32 {
-    4 * depth(e) + 2
+fn l_node(n: Node<'_>) -> Lv<'_> {
+    Lv::Node(n)
 }
 
-/// Level of an element's content.
-fn l_content(e: Node<'_>) -> u32 {
-    4 * depth(e) + 4
+fn l_markup(n: Node<'_>) -> Lv<'_> {
+    Lv::Markup(n)
+}
+
+fn l_attr(e: Node<'_>) -> Lv<'_> {
+    Lv::Attr(e)
+}
+
+fn l_content(e: Node<'_>) -> Lv<'_> {
+    Lv::Content(e)
 }
 
 /// Where a fragment is checked.
@@ -247,12 +269,10 @@ enum Place<'d> {
 /// ```
 pub struct Editor<'d> {
     doc: &'d Document<'d>,
-    edits: Vec<Edit>,
+    edits: Vec<Edit<'d>>,
     data: Vec<u8>,
     check: bool,
     strip_indent: bool,
-    /// Same-target replacements, for "the last call wins".
-    targets: HashMap<(usize, usize, u32, Op), usize>,
     /// Empty-element tags (`<a/>`) that receive content. Their end tags are made at
     /// output time, with the element's name as renamed by then.
     opened: Vec<Node<'d>>,
@@ -276,7 +296,6 @@ impl<'d> Editor<'d> {
             data: Vec::new(),
             check: false,
             strip_indent: false,
-            targets: HashMap::new(),
             opened: Vec::new(),
             renamed: HashMap::new(),
             attr_renamed: HashMap::new(),
@@ -305,8 +324,8 @@ impl<'d> Editor<'d> {
         self.doc
     }
 
-    /// Number of edits in effect (an edit replaced by a later call to the same
-    /// effect is not counted; absorbed edits are, until the output is planned).
+    /// Number of edits recorded (an edit that a later one absorbs or overrides
+    /// still counts: the rules are applied when the output is written).
     pub fn len(&self) -> usize {
         self.live
     }
@@ -320,7 +339,6 @@ impl<'d> Editor<'d> {
     pub fn clear(&mut self) {
         self.edits.clear();
         self.data.clear();
-        self.targets.clear();
         self.opened.clear();
         self.renamed.clear();
         self.attr_renamed.clear();
@@ -330,29 +348,22 @@ impl<'d> Editor<'d> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn push(&mut self, start: usize, end: usize, bytes: &[u8], op: Op, slot: u8, level: u32, ctx: Ctx) -> usize {
+    fn push(&mut self, start: usize, end: usize, bytes: &[u8], op: Op, slot: u8, lv: Lv<'d>, ctx: Ctx) -> usize {
         let idx = self.edits.len();
-        if op != Op::Insert {
-            if let Some(old) = self.targets.insert((start, end, level, op), idx) {
-                // the same edit again: the last call wins
-                self.edits[old].dead = true;
-                self.live -= 1;
-            }
-        }
         let off = self.data.len();
         self.data.extend_from_slice(bytes);
-        self.edits.push(Edit { start, end, data: (off, bytes.len()), extra: false, op, slot, level, ctx, seq: idx as u32, dead: false });
+        self.edits.push(Edit { start, end, data: (off, bytes.len()), extra: false, op, slot, level: 0, lv, ctx, seq: idx as u32, dead: false });
         self.live += 1;
         idx
     }
 
-    fn insert(&mut self, p: usize, bytes: &[u8], slot: u8, level: u32, ctx: Ctx) -> usize {
-        self.push(p, p, bytes, Op::Insert, slot, level, ctx)
+    fn insert(&mut self, p: usize, bytes: &[u8], slot: u8, lv: Lv<'d>, ctx: Ctx) -> usize {
+        self.push(p, p, bytes, Op::Insert, slot, lv, ctx)
     }
 
-    fn replace_range(&mut self, start: usize, end: usize, bytes: &[u8], level: u32, ctx: Ctx) {
+    fn replace_range(&mut self, start: usize, end: usize, bytes: &[u8], lv: Lv<'d>, ctx: Ctx) {
         let slot = if start == end { S_TEXT } else { S_REPLACE };
-        self.push(start, end, bytes, Op::Replace, slot, level, ctx);
+        self.push(start, end, bytes, Op::Replace, slot, lv, ctx);
     }
 
     // ---- removal ---------------------------------------------------------------
@@ -796,20 +807,23 @@ impl<'d> Editor<'d> {
 
     /// Decides which edits take effect and in what order (the module rules).
     /// Returns the edits to write, in output order, and the bytes of edits made here.
-    fn plan(&self) -> Result<(Vec<Edit>, Vec<u8>), EditError> {
-        let mut all: Vec<Edit> = self.edits.iter().filter(|e| !e.dead).cloned().collect();
+    fn plan(&self) -> Result<(Vec<Edit<'d>>, Vec<u8>), EditError> {
+        let mut all: Vec<Edit<'d>> = self.edits.iter().filter(|e| !e.dead).cloned().collect();
         let mut extra: Vec<u8> = Vec::new();
         // empty-element tags that receive content: drop the `/`, make the end tag
         for el in &self.opened {
             let end = el.range().end;
             let name = self.renamed.get(&el.range().start).map_or(el.name(), |n| n.as_str());
             let seq = u32::MAX;
-            all.push(Edit { start: end - 2, end: end - 1, data: (0, 0), extra: true, op: Op::Replace, slot: S_REPLACE, level: l_markup(*el), ctx: Ctx::Markup, seq, dead: false });
+            all.push(Edit { start: end - 2, end: end - 1, data: (0, 0), extra: true, op: Op::Replace, slot: S_REPLACE, level: 0, lv: l_markup(*el), ctx: Ctx::Markup, seq, dead: false });
             let off = extra.len();
             extra.extend_from_slice(b"</");
             extra.extend_from_slice(name.as_bytes());
             extra.push(b'>');
-            all.push(Edit { start: end, end, data: (off, name.len() + 3), extra: true, op: Op::Insert, slot: S_END_TAG, level: l_markup(*el), ctx: Ctx::Markup, seq, dead: false });
+            all.push(Edit { start: end, end, data: (off, name.len() + 3), extra: true, op: Op::Insert, slot: S_END_TAG, level: 0, lv: l_markup(*el), ctx: Ctx::Markup, seq, dead: false });
+        }
+        for e in all.iter_mut() {
+            e.level = e.lv.get();
         }
         let conflict = |a: &Edit, b: &Edit| EditError::Conflict { a: a.start..a.end, b: b.start..b.end };
 
@@ -822,8 +836,12 @@ impl<'d> Editor<'d> {
         });
         let mut wide: Vec<usize> = Vec::new(); // accepted, non-empty ranges, by start
         let mut narrow: Vec<usize> = Vec::new(); // accepted, empty ranges, by start
-        for &i in &reps {
+        let same = |a: &Edit, b: &Edit| a.start == b.start && a.end == b.end && a.level == b.level && a.op == b.op;
+        for (k, &i) in reps.iter().enumerate() {
             let r = &all[i];
+            if reps.get(k + 1).is_some_and(|&j| same(r, &all[j])) {
+                continue; // the same edit made again later: the last call wins
+            }
             if let Some(&c) = wide.last() {
                 let s = &all[c];
                 if r.start < s.end || (r.start == s.end && r.start == r.end) {
@@ -889,11 +907,40 @@ impl<'d> Editor<'d> {
         Ok((out, extra))
     }
 
+    /// True when the edits were made in document order, do not touch one another
+    /// and no empty-element tag receives content: then no rule applies and the
+    /// edits are written as they are (the common case of removing what an XPath
+    /// expression selected, in document order).
+    fn in_order(&self) -> bool {
+        if !self.opened.is_empty() {
+            return false;
+        }
+        let mut prev: Option<&Edit<'d>> = None;
+        for e in &self.edits {
+            if e.dead {
+                return false;
+            }
+            if let Some(p) = prev {
+                if p.start >= e.start || p.end > e.start {
+                    return false;
+                }
+            }
+            prev = Some(e);
+        }
+        true
+    }
+
     /// Writes the edited document into `out` (cleared first; its allocation is reused).
     pub fn write_into(&self, out: &mut Vec<u8>) -> Result<(), EditError> {
         out.clear();
         let doc = self.doc;
-        let (plan, extra) = self.plan()?;
+        let planned;
+        let (plan, extra): (&[Edit<'d>], &[u8]) = if self.in_order() {
+            (&self.edits, &[])
+        } else {
+            planned = self.plan()?;
+            (&planned.0, &planned.1)
+        };
         let enc = doc.encoding().out_encoding();
         let t = doc.text();
         out.reserve(doc.source().len() + self.data.len());
@@ -907,7 +954,7 @@ impl<'d> Editor<'d> {
         let unexpanded = doc.unexpanded_text();
         let mut w = Writer { enc, label: doc.encoding(), text: t, unexpanded: &unexpanded, regions: doc.entity_expansions(), ri: 0, delta: 0 };
         let mut cursor = 0usize;
-        for e in &plan {
+        for e in plan {
             if e.start > cursor {
                 w.text(cursor, e.start, out)?;
             }

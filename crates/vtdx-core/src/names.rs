@@ -38,7 +38,9 @@ pub(crate) const NO_PREFIX: QNameId = u32::MAX;
 
 #[derive(Debug, Clone)]
 pub(crate) struct QNameInfo {
-    pub bytes: Box<str>,
+    /// The name's bytes: `Names::arena[off..off + blen]`.
+    pub off: u32,
+    pub blen: u32,
     /// Length of the prefix in bytes (0 when there is none).
     pub prefix_len: u32,
     /// The prefix, interned as a qualified name (NO_PREFIX when none).
@@ -72,7 +74,12 @@ const CACHE_SIZE: usize = 256;
 #[derive(Debug, Clone)]
 pub struct Names {
     pub(crate) qnames: Vec<QNameInfo>,
-    pub(crate) qname_map: HashMap<Box<[u8]>, QNameId, BuildFx>,
+    /// Every qualified name's bytes, one after another (no allocation per name).
+    arena: String,
+    /// Names of at most 16 bytes by their bytes as two zero-padded words and length.
+    pub(crate) qname_map: HashMap<(u64, u64, u32), QNameId, BuildFx>,
+    /// Longer names.
+    long_map: HashMap<Box<[u8]>, QNameId, BuildFx>,
     pub(crate) syms: Vec<SymInfo>,
     pub(crate) sym_map: HashMap<(QNameId, NsId), Sym, BuildFx>,
     pub(crate) ns: Vec<Box<str>>,
@@ -127,11 +134,15 @@ impl Default for Names {
 
 impl Names {
     pub(crate) fn new() -> Self {
+        // room for the names of a typical message, so a fresh parser does not grow
+        // its tables name by name
         let mut n = Names {
-            qnames: Vec::new(),
-            qname_map: HashMap::with_hasher(BuildFx),
-            syms: Vec::new(),
-            sym_map: HashMap::with_hasher(BuildFx),
+            qnames: Vec::with_capacity(64),
+            arena: String::with_capacity(1024),
+            qname_map: HashMap::with_capacity_and_hasher(64, BuildFx),
+            long_map: HashMap::with_hasher(BuildFx),
+            syms: Vec::with_capacity(64),
+            sym_map: HashMap::with_capacity_and_hasher(64, BuildFx),
             ns: Vec::new(),
             ns_map: HashMap::with_hasher(BuildFx),
             cache: Vec::new(),
@@ -143,7 +154,9 @@ impl Names {
     /// Empties the tables, keeping their allocations.
     pub(crate) fn reset(&mut self) {
         self.qnames.clear();
+        self.arena.clear();
         self.qname_map.clear();
+        self.long_map.clear();
         self.syms.clear();
         self.sym_map.clear();
         self.ns.clear();
@@ -193,11 +206,22 @@ impl Names {
         self.intern_qname_slow(name)
     }
 
+    /// The id of a qualified name if it was interned.
+    fn find_qname(&self, name: &[u8]) -> Option<QNameId> {
+        if name.len() <= 16 {
+            let (w0, w1) = load16(name);
+            self.qname_map.get(&(w0, w1, name.len() as u32)).copied()
+        } else {
+            self.long_map.get(name).copied()
+        }
+    }
+
     fn intern_qname_slow(&mut self, name: &[u8]) -> QNameId {
-        if let Some(&id) = self.qname_map.get(name) {
+        if let Some(id) = self.find_qname(name) {
             return id;
         }
-        let colon = memchr::memchr(b':', name);
+        // names are short: a plain loop beats a memchr call
+        let colon = name.iter().position(|&b| b == b':');
         let (prefix_len, prefix) = match colon {
             Some(c) if c > 0 && c + 1 < name.len() => {
                 let p = self.intern_qname_slow(&name[..c]);
@@ -206,16 +230,24 @@ impl Names {
             _ => (0, NO_PREFIX),
         };
         let id = self.qnames.len() as QNameId;
-        // SAFETY-free: names come from validated UTF-8 and end at character boundaries.
-        let s = String::from_utf8_lossy(name).into_owned().into_boxed_str();
+        let off = self.arena.len() as u32;
+        // names come from validated UTF-8 and end at character boundaries
+        match std::str::from_utf8(name) {
+            Ok(s) => self.arena.push_str(s),
+            Err(_) => self.arena.push_str(&String::from_utf8_lossy(name)),
+        }
+        let blen = self.arena.len() as u32 - off;
         let (w0, w1, len) = if name.len() <= 16 {
             let (a, b) = load16(name);
+            self.qname_map.insert((a, b, name.len() as u32), id);
             (a, b, name.len() as u32)
         } else {
+            self.long_map.insert(name.into(), id);
             (0, 0, u32::MAX)
         };
         self.qnames.push(QNameInfo {
-            bytes: s,
+            off,
+            blen,
             prefix_len,
             prefix,
             last_ns: u32::MAX,
@@ -227,8 +259,14 @@ impl Names {
             w1,
             len,
         });
-        self.qname_map.insert(name.into(), id);
         id
+    }
+
+    /// The bytes of an interned qualified name.
+    #[inline]
+    pub(crate) fn qname_text(&self, q: QNameId) -> &str {
+        let i = &self.qnames[q as usize];
+        &self.arena[i.off as usize..(i.off + i.blen) as usize]
     }
 
     /// The symbol for (qname, ns), made on first use. `None` past [`MAX_SYMS`].
@@ -263,20 +301,22 @@ impl Names {
 
     /// The qualified name of a symbol, as written.
     pub fn qname(&self, s: Sym) -> &str {
-        &self.qnames[self.syms[s as usize].qname as usize].bytes
+        self.qname_text(self.syms[s as usize].qname)
     }
     /// The prefix of a symbol's qualified name ("" when none).
     pub fn prefix(&self, s: Sym) -> &str {
-        let q = &self.qnames[self.syms[s as usize].qname as usize];
-        &q.bytes[..q.prefix_len as usize]
+        let q = self.syms[s as usize].qname;
+        &self.qname_text(q)[..self.qnames[q as usize].prefix_len as usize]
     }
     /// The local part of a symbol's qualified name.
     pub fn local(&self, s: Sym) -> &str {
-        let q = &self.qnames[self.syms[s as usize].qname as usize];
-        if q.prefix_len == 0 {
-            &q.bytes
+        let q = self.syms[s as usize].qname;
+        let pl = self.qnames[q as usize].prefix_len as usize;
+        let b = self.qname_text(q);
+        if pl == 0 {
+            b
         } else {
-            &q.bytes[q.prefix_len as usize + 1..]
+            &b[pl + 1..]
         }
     }
     /// The namespace id of a symbol.
@@ -312,11 +352,16 @@ impl Names {
             .filter(|&s| ns_id.is_none_or(|id| self.ns_id(s) == id) && local.is_none_or(|l| self.local(s) == l))
             .collect()
     }
+    /// The symbol of qualified name `qname` in namespace `ns`, if the document has it.
+    pub fn sym_of(&self, qname: &str, ns: NsId) -> Option<Sym> {
+        let q = self.find_qname(qname.as_bytes())?;
+        self.sym_map.get(&(q, ns)).copied()
+    }
     /// Every symbol whose qualified name is `qname`.
     pub fn syms_with_qname(&self, qname: &str) -> Vec<Sym> {
-        match self.qname_map.get(qname.as_bytes()) {
+        match self.find_qname(qname.as_bytes()) {
             None => Vec::new(),
-            Some(&q) => (0..self.syms.len() as Sym).filter(|&s| self.syms[s as usize].qname == q).collect(),
+            Some(q) => (0..self.syms.len() as Sym).filter(|&s| self.syms[s as usize].qname == q).collect(),
         }
     }
     /// True when the tables have grown past what a reused parser keeps between
@@ -328,7 +373,7 @@ impl Names {
 
     /// Heap bytes held by the tables (approximate).
     pub fn heap_bytes(&self) -> usize {
-        let q: usize = self.qnames.iter().map(|q| q.bytes.len() * 2 + 48).sum();
+        let q: usize = self.arena.capacity() + self.qnames.len() * (std::mem::size_of::<QNameInfo>() + 24);
         let n: usize = self.ns.iter().map(|u| u.len() * 2 + 40).sum();
         q + n + self.syms.len() * 24 + self.cache.capacity() * std::mem::size_of::<CacheEntry>()
     }

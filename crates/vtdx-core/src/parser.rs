@@ -704,9 +704,9 @@ impl Run<'_> {
             return Err(err(ErrorKind::InvalidName { name: snippet(&t[s..e], 60) }, t, s));
         }
         let name = &t[s..e];
-        let ok = match memchr(b':', name) {
+        let ok = match name.iter().position(|&b| b == b':') {
             None => true,
-            Some(c) => c > 0 && c + 1 < name.len() && memchr(b':', &name[c + 1..]).is_none() && {
+            Some(c) => c > 0 && c + 1 < name.len() && !name[c + 1..].contains(&b':') && {
                 let (ch, _) = decode_at(name, c + 1);
                 is_name_start_char(ch)
             },
@@ -818,12 +818,23 @@ impl Run<'_> {
                 _ => return Err(unexpected(t, p, "a quoted attribute value")),
             };
             let vs = p + 1;
-            let ve = match memchr(q, &t[vs..]) {
-                Some(i) => vs + i,
-                None => return Err(err(ErrorKind::UnexpectedEof { expected: "the closing quote of the attribute value" }, t, vs)),
+            // most values are short: one 16-byte look for the quote, `<` and `&`
+            let quick = t.get(vs..vs + 16).map(|w| {
+                let w: &[u8; 16] = w.try_into().unwrap_or(&[0; 16]);
+                crate::chars::mask16(w, q, b'<', b'&')
+            });
+            let ve = match quick {
+                Some(m) if m != 0 && t[vs + m.trailing_zeros() as usize] == q => vs + m.trailing_zeros() as usize,
+                _ => match memchr(q, &t[vs..]) {
+                    Some(i) => vs + i,
+                    None => return Err(err(ErrorKind::UnexpectedEof { expected: "the closing quote of the attribute value" }, t, vs)),
+                },
             };
             let value = &t[vs..ve];
-            if let Some(i) = memchr2(b'<', b'&', value) {
+            let plain = matches!(quick, Some(m) if m != 0 && t[vs + m.trailing_zeros() as usize] == q);
+            if plain {
+                // the quote came first: no `<` or `&` in the value
+            } else if let Some(i) = memchr2(b'<', b'&', value) {
                 if let Some(lt) = memchr(b'<', value) {
                     return Err(syntax(t, vs + lt, "`<` is not allowed in an attribute value".into()));
                 }
@@ -934,7 +945,7 @@ impl Run<'_> {
             let raw = &t[a.val_start as usize..a.val_end as usize];
             // A DTD may declare the declaration's type (e.g. NMTOKEN), which changes its normalized value.
             let cdata = self.dtd.as_deref().is_none_or(|d| {
-                let en = std::str::from_utf8(&t[name_at..name_at + self.names.qnames[qid as usize].bytes.len()]).unwrap_or("");
+                let en = std::str::from_utf8(&t[name_at..name_at + self.names.qnames[qid as usize].blen as usize]).unwrap_or("");
                 let an = std::str::from_utf8(&t[a.name_off as usize..a.name_end as usize]).unwrap_or("");
                 d.attribute(en, an).is_none_or(|ad| ad.ty == dtd::AttType::Cdata)
             });
@@ -964,7 +975,7 @@ impl Run<'_> {
                 return Err(nerr(format!("`{XMLNS_NAMESPACE}` must not be declared")));
             }
             if prefix != NO_PREFIX && uri.is_empty() {
-                return Err(nerr(format!("the prefix `{}` cannot be undeclared (empty namespace name) in XML 1.0", self.names.qnames[prefix as usize].bytes)));
+                return Err(nerr(format!("the prefix `{}` cannot be undeclared (empty namespace name) in XML 1.0", self.names.qname_text(prefix))));
             }
             let id = if uri.is_empty() { NS_NONE } else { self.names.intern_ns(&uri) };
             self.st.bindings.push(Binding { prefix, ns: id });
@@ -1003,7 +1014,7 @@ impl Run<'_> {
             return Ok(NS_NONE);
         }
         let q = &self.names.qnames[qid as usize];
-        Err(err(ErrorKind::UndeclaredPrefix { prefix: q.bytes[..q.prefix_len as usize].to_string() }, t, at))
+        Err(err(ErrorKind::UndeclaredPrefix { prefix: self.names.qname_text(qid)[..q.prefix_len as usize].to_string() }, t, at))
     }
 
     fn end_tag(&mut self, t: &[u8], pos: usize) -> Result<usize, Error> {
@@ -1187,28 +1198,13 @@ impl Run<'_> {
 /// there is none in those 16 bytes or fewer than 16 bytes remain.
 #[inline(always)]
 fn find_special16(t: &[u8], pos: usize) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    #[inline(always)]
-    fn zero_bytes(x: u64) -> u64 {
-        x.wrapping_sub(LO) & !x & HI
+    let s: &[u8; 16] = t.get(pos..pos + 16)?.try_into().ok()?;
+    let m = crate::chars::mask16(s, b'<', b'&', b']');
+    if m != 0 {
+        Some(pos + m.trailing_zeros() as usize)
+    } else {
+        None
     }
-    #[inline(always)]
-    fn marks(w: u64) -> u64 {
-        zero_bytes(w ^ (LO * b'<' as u64)) | zero_bytes(w ^ (LO * b'&' as u64)) | zero_bytes(w ^ (LO * b']' as u64))
-    }
-    let s = t.get(pos..pos + 16)?;
-    let w0 = u64::from_le_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]]);
-    let m0 = marks(w0);
-    if m0 != 0 {
-        return Some(pos + (m0.trailing_zeros() / 8) as usize);
-    }
-    let w1 = u64::from_le_bytes([s[8], s[9], s[10], s[11], s[12], s[13], s[14], s[15]]);
-    let m1 = marks(w1);
-    if m1 != 0 {
-        return Some(pos + 8 + (m1.trailing_zeros() / 8) as usize);
-    }
-    None
 }
 
 /// `t[a..a + len] == t[b..b + len]` (both in range) without a `memcmp` call for the

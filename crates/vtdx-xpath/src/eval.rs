@@ -38,7 +38,6 @@ type Result<T> = std::result::Result<T, XPathError>;
 pub struct Context<'d> {
     doc: &'d Document<'d>,
     vars: HashMap<VarName, Value<'d>>,
-    locals: OnceCell<HashMap<&'d str, Vec<Sym>>>,
     elem_lists: RefCell<HashMap<Sym, ListState<'d>>>,
     ids: OnceCell<HashMap<String, Node<'d>>>,
 }
@@ -52,7 +51,7 @@ enum ListState<'d> {
 impl<'d> Context<'d> {
     /// A context for `doc` with no variables bound.
     pub fn new(doc: &'d Document<'d>) -> Context<'d> {
-        Context { doc, vars: HashMap::new(), locals: OnceCell::new(), elem_lists: RefCell::new(HashMap::new()), ids: OnceCell::new() }
+        Context { doc, vars: HashMap::new(), elem_lists: RefCell::new(HashMap::new()), ids: OnceCell::new() }
     }
 
     /// The document.
@@ -70,18 +69,6 @@ impl<'d> Context<'d> {
     pub fn set_variable_ns(&mut self, uri: &str, local: &str, value: impl Into<Value<'d>>) -> &mut Self {
         self.vars.insert(VarName { uri: uri.into(), local: local.into() }, value.into());
         self
-    }
-
-    /// Symbols by local name.
-    fn locals(&self) -> &HashMap<&'d str, Vec<Sym>> {
-        self.locals.get_or_init(|| {
-            let names = self.doc.names();
-            let mut m: HashMap<&'d str, Vec<Sym>> = HashMap::new();
-            for s in 0..names.sym_count() as Sym {
-                m.entry(names.local(s)).or_default().push(s);
-            }
-            m
-        })
     }
 
     /// The elements named `sym` in document order, if a list is worth having:
@@ -446,10 +433,15 @@ impl<'a, 'd> Eval<'a, 'd> {
         self.sets[slot].get_or_init(|| {
             let names = self.doc.names();
             let syms: Vec<Sym> = match &self.tests[slot] {
-                NodeTest::Name { uri, local, .. } => {
-                    let want = uri.as_deref().unwrap_or("");
-                    self.ctx.locals().get(&**local).map_or(Vec::new(), |v| v.iter().copied().filter(|&s| names.ns_uri(s) == want).collect())
-                }
+                NodeTest::Name { uri, local, .. } => match uri.as_deref().unwrap_or("") {
+                    // no namespace: the one symbol of the unprefixed name
+                    "" if self.doc.options().namespaces => names.find_ns("").and_then(|none| names.sym_of(local, none)).into_iter().collect(),
+                    // any prefix may stand for the namespace: compare namespace ids, then local names
+                    want => match names.find_ns(want) {
+                        None => Vec::new(),
+                        Some(id) => (0..names.sym_count() as Sym).filter(|&s| names.ns_id(s) == id && names.local(s) == &**local).collect(),
+                    },
+                },
                 NodeTest::AnyInNs { uri, .. } => match names.find_ns(uri) {
                     None => Vec::new(),
                     Some(id) => (0..names.sym_count() as Sym).filter(|&s| names.ns_id(s) == id).collect(),
