@@ -38,7 +38,7 @@ rm -rf "$root/target/wheels"
 "$py" -m maturin build --release --quiet --out "$root/target/wheels" --interpreter "$py"
 "$py" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$root"/target/wheels/vtdx-*.whl
 # from outside the source tree, so `import vtdx` is the installed wheel
-(cd "$root/target" && "$py" -m pytest "$root/python/tests" -q -p no:cacheprovider)
+(cd "$root/target" && "$py" -m pytest "$root/python/tests" -q -rs -p no:cacheprovider)
 
 echo "== side-by-side benchmark harness (quick)"
 bash bench/run --quick
