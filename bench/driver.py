@@ -51,10 +51,20 @@ NATIVE_PROGRAMS = [
 ]
 JVM_PEERS = ["vtd-xml", "vtd-xml-reuse", "xerces-deferred", "xerces-full"]
 ALL_PEERS = [p for _, ps in NATIVE_PROGRAMS for p in ps] + JVM_PEERS
-WORKLOADS = ["parse", "roundtrip", "xpath", "many", "memory", "scan"]
+WORKLOADS = ["parse", "roundtrip", "xpath", "many", "memory", "scan", "c14n", "python"]
 XPATH_DOCS = ["generated/po_small.xml", "generated/po_medium.xml", "generated/po_big.xml"]
 MEMORY_DOCS = ["generated/po_big.xml", "generated/soap_big.xml", "xmark/xmark-f0.1.xml", "generated/po_16mb.xml"]
 QUICK_DOCS = ["generated/po_small.xml", "generated/po_big.xml", "generated/soap_wss_2k.xml"]
+# Canonical XML: the purchase orders and the SOAP messages (a SOAP document also gets the exclusive
+# C14N of its Body); the peers that can canonicalize, and the JSON `case` values.
+C14N_DOCS = ["generated/po_big.xml", "generated/po_16mb.xml", "generated/soap_big.xml", "generated/soap_wss_2k.xml"]
+C14N_QUICK_DOCS = ["generated/po_big.xml", "generated/soap_wss_2k.xml"]
+C14N_PEERS = ["vtdx", "vtdx-reuse", "libxml2", "lxml"]
+# vtdx from Python (bench/python/bench_py.py --harness), on the documents its XPath expressions are for.
+PYTHON_DOCS = ["generated/po_small.xml", "generated/po_medium.xml", "generated/po_big.xml"]
+PYTHON_QUICK_DOCS = ["generated/po_small.xml"]
+PYTHON_PEERS = ["vtdx-py", "lxml", "etree", "simdxml-py"]
+PYTHON_CASES = ["parse"] + [f"{p}xpath{i}" for i in range(1, 6) for p in ("", "parse+")] + ["tostring", "c14n"]
 N_MESSAGES = 10_000
 
 # Measurement policies (milliseconds; see bench/src/harness.rs for the loop).
@@ -154,6 +164,22 @@ def message_bundle(quick):
 
 # ---------------------------------------------------------------- running the programs
 
+def python_interpreter():
+    """(interpreter with the vtdx wheel, None) for the python workload, or (None, why not).
+    bench/run finds or builds it (target/py, as scripts/test.sh makes it) and says so in
+    VTDX_BENCH_PYTHON or VTDX_BENCH_PYTHON_SKIP."""
+    py = os.environ.get("VTDX_BENCH_PYTHON")
+    if py:
+        return py, None
+    why = os.environ.get("VTDX_BENCH_PYTHON_SKIP")
+    if why:
+        return None, why
+    py = ROOT / "target" / "py" / "bin" / "python"
+    if py.exists() and subprocess.run([str(py), "-c", "import vtdx"], capture_output=True).returncode == 0:
+        return str(py), None
+    return None, "no Python interpreter with the vtdx wheel (target/py; bench/run or scripts/test.sh builds it)"
+
+
 def program_cmd(prog, quick=False, workload=None):
     if prog == "rust":
         target = Path(os.environ["CARGO_TARGET_DIR"]) if os.environ.get("CARGO_TARGET_DIR") else ROOT / "target"
@@ -164,6 +190,8 @@ def program_cmd(prog, quick=False, workload=None):
         return [str(OUT / "bin" / f"{prog}_peer")]
     if prog == "lxml":
         return [sys.executable, str(BENCH / "peers" / "python" / "lxml_peer.py")]
+    if prog == "python":
+        return [python_interpreter()[0], str(BENCH / "python" / "bench_py.py"), "--harness"]
     if prog == "jvm":
         cp = f"{OUT / 'java' / 'target' / 'jvm-peers-0.1.0.jar'}:{OUT / 'java' / 'lib'}/*"
         opts = JVM_OPTS_QUICK if quick else JVM_OPTS_MEMORY if workload == "memory" else JVM_OPTS
@@ -232,6 +260,24 @@ def run_workload(workload, mode, with_jvm, log):
 
     if workload == "scan":
         go("rust", docs, policy_args(pol), ["memchr", "memcpy"])
+    elif workload == "c14n":
+        # every native program: the ones without Canonical XML print a skip line per document; the JVM
+        # peers have none (Apache Santuario would be Java's; it is not among the peers)
+        docs = [corpus_root() / "bench" / d for d in (C14N_QUICK_DOCS if quick else C14N_DOCS)]
+        for prog, _peers in NATIVE_PROGRAMS:
+            go(prog, docs, policy_args(pol))
+    elif workload == "python":
+        docs = [corpus_root() / "bench" / d for d in (PYTHON_QUICK_DOCS if quick else PYTHON_DOCS)]
+        py, why = python_interpreter()
+        if py:
+            go("python", docs, policy_args(pol))
+        else:
+            # not silent: a blank section with the reason in the report, and a note (a failure in a full run)
+            print(f"    python: not run: {why}", flush=True)
+            for p in PYTHON_PEERS:
+                for d in docs:
+                    results.append({"peer": p, "workload": "python", "file": str(d), "status": "skip",
+                                    "reason": f"not run: {why}", "program": "python"})
     elif workload == "memory":
         mdocs = [corpus_root() / "bench" / d for d in (["generated/po_big.xml"] if quick else MEMORY_DOCS)]
         for prog, peers in NATIVE_PROGRAMS + ([("jvm", JVM_PEERS)] if with_jvm and not quick else []):
@@ -351,6 +397,58 @@ def check(workload, results, docs, with_jvm, quick):
     if workload == "memory":
         if not any(r["peer"] == "vtdx" and r["status"] == "ok" and r.get("index_bytes") for r in results):
             fails.append("memory: no vtdx result with index bytes")
+    if workload == "c14n":
+        cells = {(r["peer"], r.get("doc"), r.get("case"), r.get("from")): r for r in results}
+        for d in docs:
+            for p in [q for _, qs in NATIVE_PROGRAMS for q in qs if q not in C14N_PEERS]:
+                if not any(r["peer"] == p and r.get("doc") == d for r in results):
+                    fails.append(f"c14n: no result (not even a skip line) for {p} on {d}")
+            cases = [("parse", "bytes")] + [(c, f) for c in ("c14n", "exc") + (("exc-body",) if "soap" in d else ())
+                                            for f in ("tree", "bytes")]
+            for case, frm in cases:
+                for p in C14N_PEERS:
+                    r = cells.get((p, d, case, frm))
+                    if r is None:
+                        fails.append(f"c14n: no result for {p} on {d} ({case} from {frm})")
+                    elif r["status"] == "rejected" and generated(d):
+                        fails.append(f"c14n: {p} rejected {d}: {r.get('reason')}")
+            for case in ("c14n", "exc", "exc-body"):
+                ok = {(p, f): cells[(p, d, case, f)] for p in C14N_PEERS for f in ("tree", "bytes")
+                      if cells.get((p, d, case, f), {}).get("status") == "ok"}
+                if not ok:
+                    continue
+                outs = {k: (r["out_bytes"], r["out_crc32"]) for k, r in ok.items()}
+                if len(set(outs.values())) > 1:
+                    fails.append(f"c14n: canonical outputs of {d} ({case}) differ (bytes, CRC-32): "
+                                 + ", ".join(f"{p} from {f}={v[0]}/{v[1]}" for (p, f), v in sorted(outs.items())))
+                if len({(r["bytes"], r["doc_bytes"]) for (p, f), r in ok.items() if f == "tree"}) > 1:
+                    fails.append(f"c14n: peers disagree on the input bytes of {d} ({case})")
+    if workload == "python":
+        cells = {(r["peer"], r.get("doc"), r.get("case")): r for r in results}
+        skipped = [r for r in results if r["peer"] == "vtdx-py" and r["status"] == "skip" and r.get("case") is None]
+        if skipped:
+            msg = f"python: {skipped[0]['reason']}"
+            (notes if quick else fails).append(msg)
+            return fails, notes
+        for d in docs:
+            for c in PYTHON_CASES:
+                ref = cells.get(("lxml", d, c))
+                for p in PYTHON_PEERS:
+                    r = cells.get((p, d, c))
+                    if r is None:
+                        fails.append(f"python: no result for {p} on {d} ({c})")
+                    elif r["status"] != "ok" and p in ("vtdx-py", "lxml"):
+                        fails.append(f"python: {p} on {d} ({c}): {r['status']}: {r.get('reason')}")
+                    elif r["status"] == "ok" and r.get("mismatch"):
+                        # vtdx and lxml must agree; another peer's disagreement is its own, shown in its cell
+                        (fails if p in ("vtdx-py", "lxml") else notes).append(f"python: {p} on {d} ({c}): {r['mismatch']}")
+                v = cells.get(("vtdx-py", d, c))
+                if v and ref and v["status"] == ref["status"] == "ok":
+                    if v.get("results") != ref.get("results"):
+                        fails.append(f"python: vtdx-py and lxml return different numbers of results on {d} ({c}): "
+                                     f"{v.get('results')} and {ref.get('results')}")
+                    if (v.get("out_bytes"), v.get("out_crc32")) != (ref.get("out_bytes"), ref.get("out_crc32")):
+                        fails.append(f"python: vtdx-py's canonical output of {d} differs from lxml's")
     if workload == "scan":
         for d in docs:
             for p in ("memchr", "memcpy"):
@@ -419,6 +517,14 @@ def versions(with_jvm, log):
             d.pop("workload", None)
             d.pop("file", None)
             v[d.pop("peer")] = d
+    if python_interpreter()[0]:
+        try:
+            for d in run_program("python", "versions", [], [], 120, log)[0]:
+                d.pop("workload", None)
+                d.pop("file", None)
+                v[d.pop("peer")] = d
+        except Failure as e:
+            log.write(f"python versions: {e}\n")
     lock = (ROOT / "Cargo.lock").read_text()
     crates = {}
     for m in re.finditer(r'\[\[package\]\]\nname = "([^"]+)"\nversion = "([^"]+)"', lock):

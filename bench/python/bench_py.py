@@ -3,6 +3,7 @@
     python bench/python/bench_py.py                 # po_small, po_medium, po_big; ~2 minutes
     python bench/python/bench_py.py --quick         # shorter samples
     python bench/python/bench_py.py --docs po_big --json out.jsonl
+    python bench/python/bench_py.py --harness python [--peers a,b] [policy options] FILE...
 
 Run it with an interpreter where vtdx is installed (``bash scripts/test.sh`` makes
 ``target/py``; ``target/py/bin/pip install lxml simdxml``). Peers that are not
@@ -22,6 +23,12 @@ materialized as Python objects, as a script would use it):
 * ``c14n``: Canonical XML 1.0 with comments of the whole document (lxml
   ``tostring(method='c14n')``, simdxml ``Element.c14n()``, vtdx ``canonicalize``; outputs
   checked equal to lxml's; ElementTree has only C14N 2.0 from text, so it is skipped).
+
+``--harness`` makes it one of the side-by-side harness's peer programs (bench/run, workload
+``python``): the harness's command line, measurement loop and JSON lines
+(bench/peers/python/harness.py, after bench/src/harness.rs), one line per (peer, document,
+case) on stdout, with the peers named ``vtdx-py``, ``lxml``, ``etree`` and ``simdxml-py``;
+``--harness versions`` prints their versions.
 """
 
 import argparse
@@ -36,6 +43,9 @@ import time
 import xml.etree.ElementTree as ET
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "bench" / "peers" / "python"))
+import harness  # noqa: E402 - the harness's loop and JSON lines, beside lxml_peer.py
+
 CORPUS = pathlib.Path(os.environ.get("VTDX_CORPUS", REPO.parent / "shared" / "corpus"))
 
 XPATH_EXPRS = [
@@ -169,7 +179,73 @@ def check(workload, peer, op, want, peers, data):
     return None
 
 
+# the harness's names for the peers (lxml and simdxml are also peers of other programs there)
+HARNESS_NAMES = {"vtdx": "vtdx-py", "lxml": "lxml", "etree": "etree", "simdxml": "simdxml-py"}
+
+
+def harness_main(argv):
+    """The side-by-side harness's `python` workload: every case of `workloads` on every FILE."""
+    a = harness.parse_args(argv)
+    w = a["workload"]
+    if not (os.environ.get("MALLOC_TRIM_THRESHOLD_") and os.environ.get("MALLOC_MMAP_THRESHOLD_")):
+        sys.exit("MALLOC_TRIM_THRESHOLD_ and MALLOC_MMAP_THRESHOLD_ must be set (bench/run sets them)")
+    peers, missing = load_peers()
+    if w == "versions":
+        import vtdx
+
+        mod = pathlib.Path(getattr(vtdx, "_vtdx").__file__)
+        stale = [str(p.relative_to(REPO)) for p in (REPO / "crates").rglob("*.rs") if p.stat().st_mtime > mod.stat().st_mtime]
+        v = {"vtdx-py": {"version": vtdx.__version__, "module": str(mod), "interpreter": sys.executable,
+                         "python": platform.python_version()}}
+        if stale:
+            v["vtdx-py"]["stale"] = f"{len(stale)} source files in crates/ are newer than this build (e.g. {stale[0]})"
+        if "lxml" in peers:
+            v["lxml-py"] = {"version": ".".join(map(str, peers["lxml"].LXML_VERSION)),
+                            "libxml2": ".".join(map(str, peers["lxml"].LIBXML_VERSION)), "interpreter": sys.executable}
+        if "simdxml" in peers:
+            v["simdxml-py"] = {"version": getattr(peers["simdxml"], "__version__", "?"), "source": "PyPI"}
+        v["etree"] = {"version": "Python " + platform.python_version(), "source": "xml.etree.ElementTree (standard library, expat)"}
+        for k, d in v.items():
+            harness.emit({"peer": k, "workload": "versions", "file": "", **d})
+        return
+    if w != "python":
+        sys.exit(f"bench_py --harness: unknown workload {w}")
+    for f in a["files"]:
+        data = pathlib.Path(f).read_bytes()
+        table = workloads(peers, data)
+        cases = []
+        for (wl, _p) in table:
+            if wl not in cases:
+                cases.append(wl)
+        for p in PEERS:
+            name = HARNESS_NAMES[p]
+            if a["peers"] is not None and name not in a["peers"]:
+                continue
+            for wl in cases:
+                d = {"peer": name, "workload": w, "file": f, "case": wl}
+                entry = table.get((wl, p))
+                if p in missing or entry is None or isinstance(entry, str):
+                    reason = missing.get(p) or entry or "no such operation"
+                    harness.emit({**d, "status": "skip", "reason": reason})
+                    continue
+                op, want = entry
+                note = check(wl, p, op, want, peers, data)
+                r = op()
+                if wl.startswith(("xpath", "parse+xpath")):
+                    d["results"] = count(r)
+                elif wl == "c14n":
+                    out = r.encode() if isinstance(r, str) else r
+                    d.update(out_bytes=len(out), out_crc32=harness.crc32(out))
+                if note:
+                    d["mismatch"] = note
+                gc.collect()
+                s = harness.measure(a, op)
+                harness.emit({**d, **harness.stats_fields(s, len(data))})
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--harness":
+        return harness_main(sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--docs", default="po_small,po_medium,po_big")
     ap.add_argument("--quick", action="store_true", help="short samples (about 20 s)")

@@ -230,3 +230,28 @@ fn proc_status_kb(key: &str) -> u64 {
 pub fn split_bundle(bundle: &[u8]) -> Vec<Vec<u8>> {
     bundle.split(|&b| b == 0).filter(|m| !m.is_empty()).map(|m| m.to_vec()).collect()
 }
+
+/// CRC-32 (IEEE 802.3, the one of zlib and `zlib.crc32`) of `data`: the c14n workload's
+/// cross-check of canonical outputs (with their length) between the peer programs.
+pub fn crc32(data: &[u8]) -> u32 {
+    const TABLE: [u32; 256] = {
+        let mut t = [0u32; 256];
+        let mut i = 0;
+        while i < 256 {
+            let mut c = i as u32;
+            let mut k = 0;
+            while k < 8 {
+                c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+                k += 1;
+            }
+            t[i] = c;
+            i += 1;
+        }
+        t
+    };
+    let mut c = !0u32;
+    for &b in data {
+        c = TABLE[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
+    }
+    !c
+}

@@ -241,6 +241,24 @@ static void emit_blank(const char *peer, const char *workload, const char *file,
     json_end();
 }
 
+/* CRC-32 (IEEE 802.3, zlib's) of data: the c14n workload's cross-check of canonical outputs
+ * between the peer programs (bench/src/harness.rs crc32). */
+static inline uint32_t crc32(const unsigned char *data, size_t len) {
+    static uint32_t table[256];
+    static int ready = 0;
+    if (!ready) {
+        for (uint32_t i = 0; i < 256; i++) {
+            uint32_t c = i;
+            for (int k = 0; k < 8; k++) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            table[i] = c;
+        }
+        ready = 1;
+    }
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < len; i++) c = table[(c ^ data[i]) & 0xff] ^ (c >> 8);
+    return c ^ 0xFFFFFFFFu;
+}
+
 /* The five XPath expressions of the seed's Tables 2-6 (bench/src/lib.rs XPATH_EXPRS). */
 static const char *const XPATH_EXPRS[5] = {
     "/*/*/*[position() mod 2 = 0]",

@@ -3,16 +3,27 @@
  * roundtrip: parse + xmlDocDumpMemory. xpath: parse + xmlXPathCompiledEval of a precompiled
  * expression + xmlUnlinkNode/xmlFreeNode of every selected node + xmlDocDumpMemory.
  * many: parse each of the bundled messages. memory: one parse, peak RSS.
+ * c14n: Canonical XML with libxml2's c14n module, the code behind `xmllint --c14n` and
+ * `--exc-c14n` (with xmllint's parse options for them, but without comments): inclusive C14N 1.0
+ * and exclusive C14N 1.0 of the whole document (xmlC14NDocSaveTo, no node-set) and exclusive
+ * C14N of a SOAP Body subtree (xmlC14NExecute with an is-visible callback that accepts a node
+ * when the Body is among its ancestors-or-self: the node-set of a same-document reference, as
+ * xmlsec builds it), each into a memory output buffer (xmlAllocOutputBuffer), from the parsed
+ * document and from bytes (parse + canonicalize + xmlFreeDoc).
  */
+#include <libxml/c14n.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlversion.h>
+#include <libxml/xmlIO.h>
 #include <libxml/xpath.h>
 
 #include "harness.h"
 
 #define PEER "libxml2"
 #define OPTS XML_PARSE_NONET
+/* xmllint --c14n / --exc-c14n add these parse options (entities substituted, DTD attributes defaulted) */
+#define C14N_OPTS (XML_PARSE_NONET | XML_PARSE_NOENT | XML_PARSE_DTDATTR | XML_PARSE_DTDLOAD)
 
 static uint64_t count_elements(xmlNodePtr n) {
     uint64_t c = 0;
@@ -107,6 +118,146 @@ static int op_many(void *p) {
     return 0;
 }
 
+/* ---- c14n ---- */
+
+static const char *const SOAP_NS[2] = {"http://schemas.xmlsoap.org/soap/envelope/", "http://www.w3.org/2003/05/soap-envelope"};
+
+/* The Body child of a SOAP Envelope root element, or NULL. */
+static xmlNodePtr soap_body(xmlDocPtr d) {
+    xmlNodePtr r = xmlDocGetRootElement(d);
+    if (!r || !r->ns || strcmp((const char *)r->name, "Envelope")) return NULL;
+    if (strcmp((const char *)r->ns->href, SOAP_NS[0]) && strcmp((const char *)r->ns->href, SOAP_NS[1])) return NULL;
+    for (xmlNodePtr n = r->children; n; n = n->next)
+        if (n->type == XML_ELEMENT_NODE && n->ns && !strcmp((const char *)n->name, "Body") && !strcmp((const char *)n->ns->href, (const char *)r->ns->href))
+            return n;
+    return NULL;
+}
+
+/* The is-visible callback for the Body subtree: node (for a namespace node, its element `parent`)
+ * has the Body as ancestor-or-self. */
+static int in_subtree(void *user, xmlNodePtr node, xmlNodePtr parent) {
+    xmlNodePtr top = (xmlNodePtr)user;
+    xmlNodePtr n = (node == NULL || node->type == XML_NAMESPACE_DECL) ? parent : node;
+    for (; n && n->type != XML_DOCUMENT_NODE; n = n->parent)
+        if (n == top) return 1;
+    return 0;
+}
+
+/* The bytes of the Body element in the input, start tag to end tag (the MB/s of exc-body from a
+ * tree; the same span the other peers report), found by searching for its qualified name. */
+static uint64_t body_span(const buf_t *b, xmlNodePtr body) {
+    char open[256], close[256];
+    const char *pre = body->ns && body->ns->prefix ? (const char *)body->ns->prefix : NULL;
+    snprintf(open, sizeof open, "<%s%s%s", pre ? pre : "", pre ? ":" : "", (const char *)body->name);
+    snprintf(close, sizeof close, "</%s%s%s", pre ? pre : "", pre ? ":" : "", (const char *)body->name);
+    const unsigned char *d = b->data, *start = NULL, *end = NULL;
+    size_t lo = strlen(open), lc = strlen(close);
+    for (size_t i = 0; i + lo < b->len; i++)
+        if (d[i] == '<' && !memcmp(d + i, open, lo) && d[i + lo] && strchr(" \t\r\n/>", d[i + lo])) { start = d + i; break; }
+    for (size_t i = b->len >= lc ? b->len - lc : 0; start && i > (size_t)(start - d); i--)
+        if (d[i] == '<' && !memcmp(d + i, close, lc)) { end = d + i + lc; break; }
+    if (!start || !end) return 0;
+    while ((size_t)(end - d) < b->len && *end != '>') end++;
+    return (uint64_t)(end + 1 - start);
+}
+
+typedef struct {
+    const buf_t *b;
+    xmlDocPtr doc;  /* the parsed document (from a tree), or NULL: parse it (from bytes) */
+    int mode;       /* XML_C14N_1_0 or XML_C14N_EXCLUSIVE_1_0 */
+    int body;       /* the SOAP Body subtree rather than the whole document */
+    int keep;       /* keep the output's length and CRC-32 (outside the timed loop) */
+    uint64_t out_len;
+    uint32_t out_crc;
+} c14n_t;
+
+static int op_parse_c14n(void *p) {
+    c14n_t *c = (c14n_t *)p;
+    xmlDocPtr d = xmlReadMemory((const char *)c->b->data, (int)c->b->len, NULL, NULL, C14N_OPTS);
+    if (!d) return 1;
+    xmlFreeDoc(d);
+    return 0;
+}
+
+static int op_c14n(void *p) {
+    c14n_t *c = (c14n_t *)p;
+    xmlDocPtr d = c->doc;
+    if (!d) d = xmlReadMemory((const char *)c->b->data, (int)c->b->len, NULL, NULL, C14N_OPTS);
+    if (!d) return 1;
+    xmlOutputBufferPtr out = xmlAllocOutputBuffer(NULL);
+    int n;
+    if (c->body) {
+        xmlNodePtr body = soap_body(d);
+        n = body ? xmlC14NExecute(d, in_subtree, body, c->mode, NULL, 0, out) : -1;
+    } else {
+        n = xmlC14NDocSaveTo(d, NULL, c->mode, NULL, 0, out);
+    }
+    if (n >= 0 && c->keep) {
+        c->out_len = (uint64_t)xmlOutputBufferGetSize(out);
+        c->out_crc = crc32(xmlOutputBufferGetContent(out), (size_t)c->out_len);
+    }
+    xmlOutputBufferClose(out);
+    if (!c->doc) xmlFreeDoc(d);
+    return n < 0;
+}
+
+static void c14n_doc(const args_t *a, const char *f, const buf_t *b) {
+    const char *w = "c14n";
+    xmlDocPtr d = xmlReadMemory((const char *)b->data, (int)b->len, NULL, NULL, C14N_OPTS);
+    if (!d) {
+        json_begin(PEER, w, f);
+        json_s("case", "parse");
+        json_s("from", "bytes");
+        json_s("status", "rejected");
+        json_s("reason", last_error());
+        json_end();
+        return;
+    }
+    int failed = 0;
+    c14n_t c;
+    memset(&c, 0, sizeof c);
+    c.b = b;
+    stats_t s = measure(&a->policy, op_parse_c14n, &c, &failed);
+    json_begin(PEER, w, f);
+    json_s("case", "parse");
+    json_s("from", "bytes");
+    if (failed) { json_s("status", "error"); json_s("reason", "parse failed while measuring"); }
+    else { json_stats(&s, b->len); json_i("doc_bytes", b->len); }
+    json_end();
+    xmlNodePtr body = soap_body(d);
+    static const struct { const char *name; int mode, body; } cases[3] = {
+        {"c14n", XML_C14N_1_0, 0}, {"exc", XML_C14N_EXCLUSIVE_1_0, 0}, {"exc-body", XML_C14N_EXCLUSIVE_1_0, 1}};
+    for (int k = 0; k < 3; k++) {
+        if (cases[k].body && !body) continue;
+        c.mode = cases[k].mode;
+        c.body = cases[k].body;
+        for (int from_tree = 1; from_tree >= 0; from_tree--) {
+            c.doc = from_tree ? d : NULL;
+            c.keep = 1;
+            int bad = op_c14n(&c);
+            c.keep = 0;
+            json_begin(PEER, w, f);
+            json_s("case", cases[k].name);
+            json_s("from", from_tree ? "tree" : "bytes");
+            if (!bad) s = measure(&a->policy, op_c14n, &c, &failed);
+            if (bad || failed) {
+                json_s("status", "error");
+                json_s("reason", "canonicalization failed");
+            } else {
+                uint64_t in = from_tree && cases[k].body ? body_span(b, body) : b->len;
+                char crc[16];
+                snprintf(crc, sizeof crc, "%08x", c.out_crc);
+                json_stats(&s, in);
+                json_i("doc_bytes", b->len);
+                json_i("out_bytes", c.out_len);
+                json_s("out_crc32", crc);
+            }
+            json_end();
+        }
+    }
+    xmlFreeDoc(d);
+}
+
 /* Parses out once and counts its elements; 0 with *err set on failure. */
 static uint64_t reparse_count(const xmlChar *out, int len, const char **err) {
     xmlDocPtr d = xmlReadMemory((const char *)out, len, NULL, NULL, OPTS);
@@ -181,6 +332,11 @@ int main(int argc, char **argv) {
             json_f("msgs_per_s", (double)n * 1e9 / s.median_ns);
             json_i("elements", elems);
             json_end();
+            continue;
+        }
+        if (!strcmp(w, "c14n")) {
+            c14n_doc(&a, f, &b);
+            free(b.data);
             continue;
         }
         /* Every other workload needs the document to parse. */

@@ -4,20 +4,22 @@ parse: etree.fromstring; roundtrip: parse + etree.tostring of the tree (UTF-8, w
 declaration); xpath: parse + a precompiled etree.XPath + removal of every selected node
 (elements through parent.remove, keeping their tail text, as removing a DOM node keeps the
 following text node; text nodes by clearing .text/.tail) + etree.tostring; many: parse each
-bundled message; memory: one parse, peak RSS.
+bundled message; memory: one parse, peak RSS; c14n: etree.tostring(..., method='c14n',
+exclusive=..., with_comments=False) of the tree (inclusive and exclusive C14N 1.0) and of the
+SOAP Body element (exclusive), from the parsed document and from bytes (parse + canonicalize).
 
-Same command line and JSON lines as every peer (bench/src/harness.rs is the reference).
+Same command line and JSON lines as every peer (bench/src/harness.rs is the reference; the loop
+is in harness.py beside this file).
 """
 
-import json
 import os
 import sys
-import time
 
 from lxml import etree
 
+from harness import crc32, emit, measure, parse_args, stats_fields
+
 PEER = "lxml"
-SAMPLE_TARGET_NS = 50_000.0
 XPATH_EXPRS = [
     "/*/*/*[position() mod 2 = 0]",
     "/purchaseOrder/items/item[USPrice<100]",
@@ -27,90 +29,9 @@ XPATH_EXPRS = [
 ]
 
 
-def parse_args(argv):
-    a = {
-        "workload": argv[0],
-        "peers": None,
-        "warmup": 200e6,
-        "min": 500e6,
-        "max": 3000e6,
-        "min_samples": 15,
-        "files": [],
-    }
-    i = 1
-    keys = {"--warmup-ms": "warmup", "--min-ms": "min", "--max-ms": "max"}
-    while i < len(argv):
-        x = argv[i]
-        if x.startswith("--"):
-            v = argv[i + 1]
-            i += 1
-            if x == "--peers":
-                a["peers"] = v.split(",")
-            elif x in keys:
-                a[keys[x]] = float(v) * 1e6
-            elif x == "--min-samples":
-                a["min_samples"] = max(1, int(v))
-            elif x == "--workload-warmup-ms":
-                pass
-            else:
-                sys.exit(f"unknown option {x}")
-        else:
-            a["files"].append(x)
-        i += 1
-    return a
-
-
-def measure(a, op):
-    clock = time.perf_counter_ns
-    t0 = clock()
-    n = 0
-    while True:
-        op()
-        n += 1
-        if clock() - t0 >= a["warmup"]:
-            break
-    per = max(1.0, (clock() - t0) / n)
-    batch = max(1, int(-(-SAMPLE_TARGET_NS // per)))
-    rng = range(batch)
-    samples = []
-    start = clock()
-    while True:
-        s = clock()
-        for _ in rng:
-            op()
-        e = clock()
-        samples.append((e - s) / batch)
-        el = e - start
-        if (len(samples) >= a["min_samples"] and el >= a["min"]) or (el >= a["max"] and len(samples) >= 3):
-            break
-    samples.sort()
-    k = len(samples)
-    med = samples[k // 2] if k % 2 else (samples[k // 2 - 1] + samples[k // 2]) / 2
-    return {
-        "median_ns": med,
-        "min_ns": samples[0],
-        "p90_ns": samples[min(k - 1, int(k * 0.9))],
-        "iters": k * batch,
-        "samples": k,
-        "batch": batch,
-    }
-
-
-def emit(d):
-    print(json.dumps(d), flush=True)
-
-
 def line(workload, f, **kw):
     d = {"peer": PEER, "workload": workload, "file": f}
     d.update(kw)
-    return d
-
-
-def stats_fields(s, nbytes):
-    d = {"status": "ok"}
-    d.update(s)
-    d["bytes"] = nbytes
-    d["mbps"] = nbytes * 1e3 / s["median_ns"]
     return d
 
 
@@ -168,6 +89,71 @@ def xpath_edit(x, find):
     return n, serialize(root)
 
 
+# parse options for Canonical XML as xmllint --c14n uses them: entities substituted, DTD
+# attributes defaulted (the documents have no DTD), no network
+C14N_PARSER = etree.XMLParser(resolve_entities=True, attribute_defaults=True, no_network=True, huge_tree=True)
+SOAP_NS = ("http://schemas.xmlsoap.org/soap/envelope/", "http://www.w3.org/2003/05/soap-envelope")
+C14N_CASES = [("c14n", False, False), ("exc", True, False), ("exc-body", True, True)]
+
+
+def soap_body(root):
+    """The Body child of a SOAP Envelope root element, or None."""
+    q = etree.QName(root)
+    if q.localname != "Envelope" or q.namespace not in SOAP_NS:
+        return None
+    return root.find(f"{{{q.namespace}}}Body")
+
+
+def body_span(x, body):
+    """The Body element's bytes in the input, start tag to end tag (found by its qualified name)."""
+    qn = (body.prefix + ":" if body.prefix else "") + etree.QName(body).localname
+    i = 0
+    while True:
+        i = x.find(b"<" + qn.encode(), i)
+        if i < 0 or x[i + len(qn) + 1:i + len(qn) + 2] in (b" ", b"\t", b"\r", b"\n", b"/", b">"):
+            break
+        i += 1
+    j = x.rfind(b"</" + qn.encode())
+    if i < 0 or j < i:
+        return 0
+    return x.index(b">", j) + 1 - i
+
+
+def c14n_doc(a, f, x):
+    w = "c14n"
+    try:
+        root = etree.fromstring(x, C14N_PARSER)
+    except etree.XMLSyntaxError as e:
+        emit(line(w, f, case="parse", **{"from": "bytes"}, status="rejected", reason=str(e)))
+        return
+    s = measure(a, lambda: etree.fromstring(x, C14N_PARSER))
+    emit(line(w, f, case="parse", **{"from": "bytes"}, doc_bytes=len(x), **stats_fields(s, len(x))))
+    tree = root.getroottree()
+    body = soap_body(root)
+    for case, exc, sub in C14N_CASES:
+        if sub and body is None:
+            continue
+        if sub:
+            def from_tree(exc=exc):
+                return etree.tostring(body, method="c14n", exclusive=exc, with_comments=False)
+
+            def from_bytes(exc=exc):
+                return etree.tostring(soap_body(etree.fromstring(x, C14N_PARSER)), method="c14n", exclusive=exc, with_comments=False)
+        else:
+            def from_tree(exc=exc):
+                return etree.tostring(tree, method="c14n", exclusive=exc, with_comments=False)
+
+            def from_bytes(exc=exc):
+                return etree.tostring(etree.fromstring(x, C14N_PARSER).getroottree(), method="c14n", exclusive=exc, with_comments=False)
+
+        for frm, op in (("tree", from_tree), ("bytes", from_bytes)):
+            out = op()
+            s = measure(a, op)
+            nbytes = body_span(x, body) if sub and frm == "tree" else len(x)
+            emit(line(w, f, case=case, **{"from": frm}, doc_bytes=len(x), out_bytes=len(out), out_crc32=crc32(out),
+                      **stats_fields(s, nbytes)))
+
+
 def main():
     a = parse_args(sys.argv[1:])
     w = a["workload"]
@@ -190,6 +176,9 @@ def main():
     for f in a["files"]:
         with open(f, "rb") as fh:
             x = fh.read()
+        if w == "c14n":
+            c14n_doc(a, f, x)
+            continue
         if w == "memory":
             base = max(proc_kb("VmHWM:"), proc_kb("VmRSS:"))
             try:

@@ -6,7 +6,9 @@
 //! into memory, then prints one JSON line per (peer, workload, document); see
 //! `vtdx_bench::harness` for the loop and the options. Workloads: `parse`,
 //! `roundtrip`, `xpath`, `many` (FILE is a NUL-separated message bundle),
-//! `memory` (one peer, one file, fresh process), `scan`.
+//! `memory` (one peer, one file, fresh process), `scan`, `c14n` (Canonical XML:
+//! inclusive and exclusive C14N 1.0 of the whole document, exclusive C14N of a SOAP
+//! Body, from a parsed document and from bytes).
 
 use std::hint::black_box;
 
@@ -76,6 +78,13 @@ fn main() {
                 std::process::exit(2);
             }
             memory_cell(peers[0], &files[0].0, &files[0].1);
+        }
+        "c14n" => {
+            for peer in &peers {
+                for (f, x) in &files {
+                    c14n_doc(&args, peer, f, x);
+                }
+            }
         }
         "scan" => {
             for (f, x) in &files {
@@ -423,4 +432,145 @@ fn memory_cell(peer: &str, f: &str, x: &[u8]) {
         l.int("index_bytes", v);
     }
     l.emit();
+}
+
+/// The SOAP 1.1 and 1.2 envelope namespaces: a document whose root element is `Envelope` in one
+/// of them gets the c14n workload's `exc-body` case (every peer program applies the same rule).
+const SOAP_NS: [&str; 2] = ["http://schemas.xmlsoap.org/soap/envelope/", "http://www.w3.org/2003/05/soap-envelope"];
+
+/// The c14n workload's cases: (case, algorithm, the SOAP Body subtree rather than the whole document).
+const C14N_CASES: [(&str, vtdx::c14n::Algorithm, bool); 3] = [
+    ("c14n", vtdx::c14n::Algorithm::C14n10, false),
+    ("exc", vtdx::c14n::Algorithm::ExcC14n10, false),
+    ("exc-body", vtdx::c14n::Algorithm::ExcC14n10, true),
+];
+
+/// The `Body` child of a SOAP `Envelope` root element, by navigation.
+fn soap_body<'d>(doc: &'d vtdx::Document<'_>) -> Option<vtdx::Node<'d>> {
+    let root = doc.root_element();
+    let ns = root.namespace_uri()?;
+    if root.local_name() != "Envelope" || !SOAP_NS.contains(&ns) {
+        return None;
+    }
+    root.element_children().find(|e| e.local_name() == "Body" && e.namespace_uri() == Some(ns))
+}
+
+/// Canonicalizes the whole document, or its SOAP Body, appending to `out`.
+fn vtdx_c14n(c: &vtdx::c14n::Canonicalizer, doc: &vtdx::Document<'_>, body: bool, out: &mut Vec<u8>) -> Result<(), String> {
+    if body {
+        let b = soap_body(doc).ok_or("no SOAP Body")?;
+        c.canonicalize_subtree(b, out)
+    } else {
+        c.canonicalize_document(doc, out)
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// One document of the c14n workload: vtdx's parse alone (the reference for "C14N at N% of parse
+/// throughput"), then per case the canonicalization of the already-parsed document (`from`:
+/// `tree`) and parse + canonicalize (`from`: `bytes`). `vtdx` allocates a fresh output vector per
+/// canonicalization (and parses with fresh allocations); `vtdx-reuse` writes into one reused
+/// `Vec<u8>` (and parses with a reused `Parser`). MB/s are of the input: the whole document, or
+/// for `exc-body` from a tree the Body element's bytes (start tag to end tag).
+fn c14n_doc(args: &Args, peer: &str, f: &str, x: &[u8]) {
+    let reason = match peer {
+        "vtdx" | "vtdx-reuse" => None,
+        "quick-xml" => Some("no Canonical XML: a streaming reader and writer (no namespace context or attribute sorting)"),
+        "roxmltree" => Some("no Canonical XML: a read-only tree without a serializer"),
+        "simdxml" => Some(
+            "no Canonical XML: `canonicalize` of an element sorts attributes and expands empty elements but processes no namespaces, \
+             comments or PIs and has no exclusive mode",
+        ),
+        _ => unreachable!(),
+    };
+    if let Some(r) = reason {
+        return emit_blank(peer, "c14n", f, "skip", r);
+    }
+    let line = |case: &str, from: &str| {
+        let mut l = Line::new(peer, "c14n", f);
+        l.str("case", case).str("from", from);
+        l
+    };
+    let doc = match vtdx::Document::parse(x) {
+        Ok(d) => d,
+        Err(e) => return line("parse", "bytes").str("status", "rejected").str("reason", &e.to_string()).emit(),
+    };
+    let p = &args.policy;
+    let reuse = peer == "vtdx-reuse";
+    let mut parser = vtdx::Parser::new();
+    let s = if reuse {
+        measure(p, || {
+            let d = parser.parse(black_box(x)).unwrap();
+            black_box(d.tape().len());
+            parser.recycle(d);
+        })
+    } else {
+        measure(p, || {
+            black_box(vtdx::Document::parse(black_box(x)).unwrap().tape().len());
+        })
+    };
+    line("parse", "bytes").stats(&s, x.len() as u64).int("doc_bytes", x.len() as u64).emit();
+    let body = soap_body(&doc);
+    let mut out = Vec::with_capacity(x.len() + x.len() / 4);
+    for (case, alg, sub) in C14N_CASES {
+        if sub && body.is_none() {
+            continue;
+        }
+        let c = vtdx::c14n::Canonicalizer::new(alg);
+        out.clear();
+        if let Err(e) = vtdx_c14n(&c, &doc, sub, &mut out) {
+            for from in ["tree", "bytes"] {
+                line(case, from).str("status", "error").str("reason", &e).emit();
+            }
+            continue;
+        }
+        let (crc, out_len) = (format!("{:08x}", harness::crc32(&out)), out.len() as u64);
+        let in_bytes = if sub { body.map_or(0, |b| b.range().len()) } else { x.len() } as u64;
+        // from a parsed document
+        let s = match (reuse, body.filter(|_| sub)) {
+            (false, None) => measure(p, || {
+                black_box(c.document_to_vec(&doc).unwrap().len());
+            }),
+            (false, Some(b)) => measure(p, || {
+                black_box(c.subtree_to_vec(b).unwrap().len());
+            }),
+            (true, None) => measure(p, || {
+                out.clear();
+                c.canonicalize_document(&doc, &mut out).unwrap();
+                black_box(out.len());
+            }),
+            (true, Some(b)) => measure(p, || {
+                out.clear();
+                c.canonicalize_subtree(b, &mut out).unwrap();
+                black_box(out.len());
+            }),
+        };
+        line(case, "tree").stats(&s, in_bytes).int("doc_bytes", x.len() as u64).int("out_bytes", out_len).str("out_crc32", &crc).emit();
+        // parse + canonicalize, from bytes
+        let s = if reuse {
+            measure(p, || {
+                let d = parser.parse(black_box(x)).unwrap();
+                out.clear();
+                vtdx_c14n(&c, &d, sub, &mut out).unwrap();
+                black_box(out.len());
+                parser.recycle(d);
+            })
+        } else {
+            measure(p, || {
+                let d = vtdx::Document::parse(black_box(x)).unwrap();
+                let v = if sub { c.subtree_to_vec(soap_body(&d).unwrap()) } else { c.document_to_vec(&d) };
+                black_box(v.unwrap().len());
+            })
+        };
+        // the output of this path too, for the cross-check
+        let d = vtdx::Document::parse(x).unwrap();
+        out.clear();
+        vtdx_c14n(&c, &d, sub, &mut out).unwrap();
+        line(case, "bytes")
+            .stats(&s, x.len() as u64)
+            .int("doc_bytes", x.len() as u64)
+            .int("out_bytes", out.len() as u64)
+            .str("out_crc32", &format!("{:08x}", harness::crc32(&out)))
+            .emit();
+    }
 }
