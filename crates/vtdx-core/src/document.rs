@@ -74,6 +74,21 @@ impl fmt::Debug for Document<'_> {
     }
 }
 
+thread_local! {
+    /// The parser `Document::parse` uses on this thread (default options).
+    static THREAD_PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's default-options parser, taken out of its slot for
+/// the call (a parse inside a parse on the same thread finds the slot empty and
+/// uses a new parser).
+fn with_thread_parser<T>(f: impl FnOnce(&mut Parser) -> T) -> T {
+    let mut parser = THREAD_PARSER.try_with(|c| c.borrow_mut().take()).ok().flatten().unwrap_or_default();
+    let r = f(&mut parser);
+    let _ = THREAD_PARSER.try_with(|c| *c.borrow_mut() = Some(parser));
+    r
+}
+
 impl<'a> Document<'a> {
     /// Parses `input` with default options.
     ///
@@ -83,12 +98,19 @@ impl<'a> Document<'a> {
     /// assert_eq!(b.name(), "b");
     /// assert_eq!(b.text().as_deref(), Some("hi"));
     /// ```
+    ///
+    /// Each thread keeps one parser for this function (and for [`Document::parse_with`]
+    /// with default options), so its name tables are not rebuilt for every document;
+    /// an explicit [`Parser`] with [`Parser::recycle`] also reuses the index's memory.
     pub fn parse(input: &'a [u8]) -> Result<Document<'a>, Error> {
-        Parser::new().parse(input)
+        with_thread_parser(|p| p.parse(input))
     }
 
     /// Parses `input` with `opts`.
     pub fn parse_with(input: &'a [u8], opts: &ParseOptions) -> Result<Document<'a>, Error> {
+        if *opts == ParseOptions::default() {
+            return Self::parse(input);
+        }
         Parser::with_options(opts.clone()).parse(input)
     }
 

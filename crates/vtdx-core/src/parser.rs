@@ -170,7 +170,15 @@ impl Parser {
         tape.reserve(text.len() / 5 + 16);
         let mut names = match self.names_pool.take() {
             None => Names::new(),
-            Some(arc) => std::sync::Arc::try_unwrap(arc).unwrap_or_else(|shared| (*shared).clone()),
+            // the previous document still uses the tables: copy them while they are
+            // small (cheaper than interning every name again), else start afresh
+            Some(arc) => std::sync::Arc::try_unwrap(arc).unwrap_or_else(|shared| {
+                if shared.qnames.len() <= 256 {
+                    (*shared).clone()
+                } else {
+                    Names::new()
+                }
+            }),
         };
         if names.too_large_to_keep() {
             names.reset();
