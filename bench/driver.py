@@ -50,6 +50,11 @@ NATIVE_PROGRAMS = [
     ("lxml", ["lxml"]),
 ]
 JVM_PEERS = ["vtd-xml", "vtd-xml-reuse", "xerces-deferred", "xerces-full"]
+# The headline cells (parse of the big purchase orders, many small messages) are measured in
+# this many interleaved rounds of every native program in a full run; each cell keeps the
+# round with the median latency, so one slow phase of a shared machine does not decide a ratio.
+HEADLINE_ROUNDS = 3
+HEADLINE_DOCS = ["generated/po_big.xml", "generated/po_16mb.xml"]
 ALL_PEERS = [p for _, ps in NATIVE_PROGRAMS for p in ps] + JVM_PEERS
 WORKLOADS = ["parse", "roundtrip", "xpath", "many", "memory", "scan", "c14n", "python"]
 XPATH_DOCS = ["generated/po_small.xml", "generated/po_medium.xml", "generated/po_big.xml"]
@@ -301,6 +306,16 @@ def run_workload(workload, mode, with_jvm, log):
         many = workload == "many"
         for prog, _peers in NATIVE_PROGRAMS:
             go(prog, files, policy_args(pol, many=many))
+        if not quick and workload in ("parse", "many"):
+            head = files if many else [f for f in files if any(str(f).endswith(h) for h in HEADLINE_DOCS)]
+            extra = []
+            for r in range(2, HEADLINE_ROUNDS + 1):
+                for prog, _peers in NATIVE_PROGRAMS:
+                    lines, dt = run_program(prog, workload, head, policy_args(pol, many=many), timeout, log, quick)
+                    extra.extend(lines)
+                    timings[prog] = timings.get(prog, 0) + dt
+                print(f"    headline round {r}/{HEADLINE_ROUNDS}: {len(extra)} results so far", flush=True)
+            results = keep_median_round(results, extra)
         if with_jvm:
             if quick:
                 # A smoke test that the JVM peers still build, run and agree with the others: one JVM for
@@ -311,6 +326,27 @@ def run_workload(workload, mode, with_jvm, log):
                 for p in JVM_PEERS:  # one JVM per peer, each with its own JIT warm-up
                     go("jvm", files, policy_args(pol, jvm=True, many=many), [p])
     return results, timings, [doc_id(d) for d in docs]
+
+
+def keep_median_round(results, extra):
+    """For each (peer, file) measured again in `extra`, keep the round with the median latency."""
+    more = {}
+    for x in extra:
+        if x.get("status") == "ok":
+            more.setdefault((x["peer"], x.get("file")), []).append(x)
+    out = []
+    for r in results:
+        rounds = more.get((r["peer"], r.get("file")))
+        if r.get("status") == "ok" and rounds:
+            alls = sorted([r] + rounds, key=lambda y: y["median_ns"])
+            pick = dict(alls[len(alls) // 2])
+            pick["program"] = r.get("program")
+            pick["rounds"] = len(alls)
+            pick["round_medians_ns"] = [y["median_ns"] for y in [r] + rounds]
+            out.append(pick)
+        else:
+            out.append(r)
+    return out
 
 
 # ---------------------------------------------------------------- checks

@@ -315,6 +315,12 @@ def main():
             hdr += [f"{short(d)} ({sz / 1e6:.2f} MB) MB/s", "MB/s/GHz", "÷vtdx"]
         w(md_table(hdr, rows))
         w(b.legend())
+        nr = max((r.get("rounds", 1) for r in parse if r.get("doc") in head_docs and ok(r)), default=1)
+        if nr > 1:
+            w(f"\nThe native peers' cells here (and the many-messages table) are the median of {nr} interleaved rounds "
+              "(every native program measured once per round, one after the other), so that one slow phase of the shared "
+              "machine does not decide a ratio; the JVM peers' cells come from one round. Each round's median is in the "
+              "JSON results (`round_medians_ns`).\n")
     else:
         w("(not measured in this run)\n")
 
