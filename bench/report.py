@@ -51,6 +51,16 @@ XPATH_WHAT = {
     "vtd-xml": "`AutoPilot.selectXPath` once; `evalXPath` loop, `XMLModifier.remove()` (elements) / `removeToken` (text), `XMLModifier.output` to a `ByteArrayOutputStream`",
     "xerces": "`javax.xml.xpath` (the JDK's) `compile` once; `evaluate(NODESET)`, `removeChild`, `LSSerializer`",
 }
+XEVAL_WHAT = {
+    "vtdx": "`XPath::compile` once; `Document::parse` + `select(doc.root())` + `len`",
+    "vtdx-reuse": "as vtdx with a reused `Parser` (`parse` + `recycle`)",
+    "simdxml": "`CompiledXPath::compile` once; `simdxml::parse` + `ensure_indices` (the query indices the crate's own "
+               "`eval` builds first; threaded above 10,000 tags) + `eval` + `len`",
+    "pugixml": "`xpath_query` once; `load_buffer` into a fresh `xml_document` + `evaluate_node_set` + `size` (pugixml-ws: whitespace kept)",
+    "libxml2": "`xmlXPathCompile` once; `xmlReadMemory` + `xmlXPathCompiledEval` + `nodeNr` + `xmlXPathFreeObject`/`xmlFreeDoc`",
+    "lxml": "`etree.XPath` once; `etree.fromstring` + call + `len`",
+}
+XEVAL_PEERS = ["vtdx", "vtdx-reuse", "simdxml", "pugixml", "pugixml-ws", "libxml2", "lxml"]
 C14N_PEERS = ["vtdx", "vtdx-reuse", "libxml2", "lxml"]
 C14N_CASES = {"parse": "parse only", "c14n": "C14N 1.0", "exc": "Exclusive C14N", "exc-body": "Exclusive C14N of soap:Body"}
 C14N_WHAT = {
@@ -235,6 +245,27 @@ def c14n_targets(C):
     return out
 
 
+def xeval_targets(E):
+    """The issue's target per expression on po_big: parse + evaluate faster than simdxml and pugixml (both
+    variants), and >= 10x lxml, with the faster of vtdx and vtdx-reuse."""
+    out = []
+    d = "generated/po_big.xml"
+    for e in range(1, 6):
+        best = [E.get((v, d, e)) for v in ("vtdx", "vtdx-reuse")]
+        best = min((x["median_ns"] for x in best if ok(x)), default=None)
+        if best is None:
+            continue
+        peers = {p: E.get((p, d, e)) for p in ("simdxml", "pugixml", "pugixml-ws", "lxml")}
+        fast = {p: r["median_ns"] / best for p, r in peers.items() if ok(r)}
+        miss = [f"{x:.2f}× {p}, target above 1×" for p, x in fast.items() if p != "lxml" and x <= 1]
+        if "lxml" in fast and fast["lxml"] < 10:
+            miss.append(f"{fast['lxml']:.1f}× lxml, target 10×")
+        if "lxml" not in fast:
+            miss.append("no lxml figure")
+        out.append({"expr": e, "best": best, "x": fast, "met": not miss, "text": "; ".join(miss)})
+    return out
+
+
 def py_index(rows):
     return {(r["peer"], r.get("doc"), r.get("case")): r for r in rows if r.get("case")}
 
@@ -272,7 +303,11 @@ def main():
     if quick:
         w("> **Quick run** (`bench/run --quick`): a smoke test of the harness with short measurements on three documents. "
           "These figures are not for quoting; the full run writes the repository's `BENCHMARKS.md`.\n")
-    w(f"Side-by-side figures for vtdx and its peers, produced by `bench/run` on {meta.get('date', '?')} "
+    fin = sorted(x.get("finished", "") for x in meta.get("workloads", {}).values() if x.get("finished"))
+    when = meta.get('date', '?')
+    if fin and fin[0][:15] != fin[-1][:15]:  # workloads more than ~10 minutes apart
+        when = f"{meta.get('date', '?')} (its workloads finished between {fin[0]} and {fin[-1]}; `bench/run --only` reruns single workloads)"
+    w(f"Side-by-side figures for vtdx and its peers, produced by `bench/run` on {when} "
       f"({'quick' if quick else 'full'} run, {fmt_secs(sum(x.get('seconds', 0) for x in meta.get('workloads', {}).values()))} of measuring). Every number in the README and in "
       "closing notes comes from this harness; rerun it with `bench/run` (see [Method](#method)). All peers ran on the same "
       "machine, one process at a time, on documents loaded into memory first; ratios compare figures from the same run.\n")
@@ -375,6 +410,18 @@ def main():
             xbehind.setdefault(r["peer"], []).append(f"Table {r['expr'] + 1} on {short(r['doc'])} {xbest[k] / r['median_ns']:.2f}×")
     for p, cells in xbehind.items():
         behind.append(f"- **Tables 2-6: {p}** is faster than both vtdx variants in {len(cells)} cells (by: {', '.join(cells)}).")
+    E = index(res.get("xpath-eval", []))
+    ebehind = {}
+    for (p, d, e), r in E.items():
+        best = [E.get((v, d, e)) for v in ("vtdx", "vtdx-reuse")]
+        best = [x["median_ns"] for x in best if ok(x)]
+        if not p.startswith("vtdx") and ok(r) and best and r["median_ns"] < min(best):
+            ebehind.setdefault(p, []).append(f"expression {e} on {short(d)} {min(best) / r['median_ns']:.2f}×")
+    for p, cells in ebehind.items():
+        behind.append(f"- **Parse + XPath evaluate: {p}** is faster than both vtdx variants in {len(cells)} cells (by: {', '.join(cells)}).")
+    for t in xeval_targets(E):
+        if not t["met"]:
+            behind.append(f"- **Parse + XPath evaluate target missed on po_big, expression {t['expr']}:** {t['text']}.")
     C = c14n_index(res.get("c14n", []))
     cbehind = {}
     for (p, d, case, frm), r in C.items():
@@ -501,6 +548,55 @@ def main():
         w(b.legend())
     if xdocs:
         w("\nHow each peer does it: " + "; ".join(f"**{k}**: {v}" for k, v in XPATH_WHAT.items()) + ".\n")
+
+    # ------------------------------------------------------------ parse + XPath evaluate
+    xe = res.get("xpath-eval", [])
+    w("\n## Parse + XPath evaluate\n")
+    w("Parse the purchase order from memory, evaluate one precompiled expression of Tables 2-6 and count the selected "
+      "nodes: no removal, no output (`xpath-eval`). Every peer with XPath must select as many nodes as every other, and "
+      "as many as the xpath workload removed (checked on every run). No JVM peer runs this workload.\n")
+    xnr = max((r.get("rounds", 1) for r in xe if ok(r)), default=1)
+    if xnr > 1:
+        w(f"Each cell is the median of {xnr} interleaved rounds of the native programs (`round_medians_ns` in the JSON).\n")
+    xedocs = [d for d in XPATH_DOCS if any(r.get("doc") == d for r in xe)]
+    for d in xedocs:
+        b = Blanks(quick)
+        sz = next((r["bytes"] for r in xe if r.get("doc") == d and ok(r)), 0)
+        w(f"\n### {short(d)} ({nbytes(sz)} bytes)\n")
+        sel = []
+        for e in range(1, 6):
+            s_ = {E[k]["selected"] for k in E if k[1] == d and k[2] == e and ok(E[k])}
+            sel.append(f"{e}: {'/'.join(map(str, sorted(s_)))}")
+        w("Selected by every peer, per expression: " + "; ".join(sel) + ".\n\n")
+        rows = []
+        for p in peers_in(xe):
+            row = [p]
+            for e in range(1, 6):
+                r, v = E.get((p, d, e)), E.get(("vtdx", d, e))
+                if ok(r):
+                    row += [ms(r["median_ns"]), mbps(r["mbps"]), ratio(r["median_ns"], v["median_ns"] if ok(v) else None)]
+                else:
+                    row += [b.cell(r, p), "", ""]
+            rows.append(row)
+        hdr = ["peer"]
+        for e in range(1, 6):
+            hdr += [f"{e} ms", "MB/s", "÷vtdx"]
+        w(md_table(hdr, rows))
+        w(b.legend())
+    if xedocs:
+        w("\nExpressions: " + "; ".join(f"{i}. `{e}`" for i, e in enumerate(XPATH_EXPRS, 1)) + ".\n")
+        targets = xeval_targets(E)
+        if targets:
+            w("\n**Target** (parse + evaluate on po_big for each seed expression: faster than simdxml and pugixml, and at "
+              "least 10× lxml; the faster of vtdx and vtdx-reuse): " + "; ".join(
+                  f"{t['expr']}. {ms(t['best'])} ms, "
+                  + ", ".join(f"{t['x'][p]:.2f}× {p}" for p in ("simdxml", "pugixml", "pugixml-ws", "lxml") if p in t["x"])
+                  + f" {'✔' if t['met'] else '✘'}" for t in targets) + ".\n")
+        elif not quick:
+            w("\n**Target** (po_big): not measured in this run.\n")
+        w("\nHow each peer does it: " + "; ".join(f"**{k}**: {v}" for k, v in XEVAL_WHAT.items()) + ".\n")
+    else:
+        w("(not measured in this run)\n")
 
     # ------------------------------------------------------------ many small messages
     w("\n## Many small messages\n")

@@ -88,6 +88,10 @@ int main(int argc, char **argv) {
             for (int e = 1; e <= 5; e++) emit_blank_x(PEER, f, e, "skip", "no tree: stream parser, no XPath or editing");
             continue;
         }
+        if (!strcmp(w, "xpath-eval")) {
+            for (int e = 1; e <= 5; e++) emit_blank_xw(PEER, w, f, e, "skip", "no tree: stream parser, no XPath");
+            continue;
+        }
         if (!strcmp(w, "many")) {
             size_t n = 0;
             buf_t *msgs = split_bundle(&b, &n);

@@ -268,14 +268,18 @@ static const char *const XPATH_EXPRS[5] = {
     "//item/comment/../quantity",
 };
 
-/* A blank xpath cell: expression idx (1-based). */
-static void emit_blank_x(const char *peer, const char *file, int idx, const char *status, const char *reason) {
-    json_begin(peer, "xpath", file);
+/* A blank xpath (or xpath-eval) cell: expression idx (1-based). */
+static void emit_blank_xw(const char *peer, const char *workload, const char *file, int idx, const char *status, const char *reason) {
+    json_begin(peer, workload, file);
     json_i("expr", (uint64_t)idx);
     json_s("xpath", XPATH_EXPRS[idx - 1]);
     json_s("status", status);
     json_s("reason", reason);
     json_end();
+}
+
+static void emit_blank_x(const char *peer, const char *file, int idx, const char *status, const char *reason) {
+    emit_blank_xw(peer, "xpath", file, idx, status, reason);
 }
 
 

@@ -2,6 +2,7 @@
  * parse: xmlReadMemory (XML_PARSE_NONET; whitespace kept, entities not substituted) + xmlFreeDoc.
  * roundtrip: parse + xmlDocDumpMemory. xpath: parse + xmlXPathCompiledEval of a precompiled
  * expression + xmlUnlinkNode/xmlFreeNode of every selected node + xmlDocDumpMemory.
+ * xpath-eval: parse + xmlXPathCompiledEval of a precompiled expression + count + free.
  * many: parse each of the bundled messages. memory: one parse, peak RSS.
  * c14n: Canonical XML with libxml2's c14n module, the code behind `xmllint --c14n` and
  * `--exc-c14n` (with xmllint's parse options for them, but without comments): inclusive C14N 1.0
@@ -72,6 +73,20 @@ static int op_roundtrip(void *p) {
     if (!mem) return 1;
     c->out_len = size;
     if (c->keep) { xmlFree(c->keep_out); c->keep_out = mem; } else xmlFree(mem);
+    return 0;
+}
+
+static int op_xpath_eval(void *p) {
+    ctx_t *c = (ctx_t *)p;
+    xmlDocPtr d = xmlReadMemory((const char *)c->b->data, (int)c->b->len, NULL, NULL, OPTS);
+    if (!d) return 1;
+    xmlXPathContextPtr x = xmlXPathNewContext(d);
+    xmlXPathObjectPtr r = xmlXPathCompiledEval(c->comp, x);
+    if (!r) { xmlXPathFreeContext(x); xmlFreeDoc(d); return 1; }
+    c->selected = r->type == XPATH_NODESET && r->nodesetval ? (uint64_t)r->nodesetval->nodeNr : 0;
+    xmlXPathFreeObject(r);
+    xmlXPathFreeContext(x);
+    xmlFreeDoc(d);
     return 0;
 }
 
@@ -342,8 +357,8 @@ int main(int argc, char **argv) {
         /* Every other workload needs the document to parse. */
         xmlDocPtr d0 = xmlReadMemory((const char *)b.data, (int)b.len, NULL, NULL, OPTS);
         if (!d0) {
-            if (!strcmp(w, "xpath")) {
-                for (int e = 1; e <= 5; e++) emit_blank_x(PEER, f, e, "rejected", last_error());
+            if (!strcmp(w, "xpath") || !strcmp(w, "xpath-eval")) {
+                for (int e = 1; e <= 5; e++) emit_blank_xw(PEER, w, f, e, "rejected", last_error());
             } else emit_blank(PEER, w, f, "rejected", last_error());
             continue;
         }
@@ -399,6 +414,24 @@ int main(int argc, char **argv) {
                 json_end();
                 xmlFree(c.keep_out);
                 c.keep_out = NULL;
+                xmlXPathFreeCompExpr(c.comp);
+            }
+        } else if (!strcmp(w, "xpath-eval")) {
+            for (int e = 0; e < 5; e++) {
+                c.comp = xmlXPathCompile((const xmlChar *)XPATH_EXPRS[e]);
+                if (!c.comp || op_xpath_eval(&c)) {
+                    emit_blank_xw(PEER, w, f, e + 1, "error", "XPath evaluation failed");
+                    continue;
+                }
+                uint64_t sel = c.selected;
+                stats_t s = measure(&a.policy, op_xpath_eval, &c, &failed);
+                json_begin(PEER, w, f);
+                json_i("expr", (uint64_t)e + 1);
+                json_s("xpath", XPATH_EXPRS[e]);
+                if (failed) { json_s("status", "error"); json_s("reason", "failed while measuring"); json_end(); continue; }
+                json_stats(&s, b.len);
+                json_i("selected", sel);
+                json_end();
                 xmlXPathFreeCompExpr(c.comp);
             }
         } else {

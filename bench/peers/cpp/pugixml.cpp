@@ -4,7 +4,8 @@
 //               save with format_raw (no re-indentation, so the kept whitespace is written as it was).
 // parse: load_buffer into a fresh xml_document (destroyed each time). roundtrip: parse + save
 // through an xml_writer into a reused std::string. xpath: parse + a precompiled xpath_query +
-// parent().remove_child() of every selected node + save. many: parse each bundled message.
+// parent().remove_child() of every selected node + save. xpath-eval: parse + the precompiled
+// xpath_query's evaluate_node_set + count. many: parse each bundled message.
 // c14n: a skip line (pugixml has no Canonical XML).
 #include <pugixml.hpp>
 
@@ -79,6 +80,15 @@ static int op_xpath(void *p) {
     w.out = &c->out;
     doc.save(w, "\t", c->v->format);
     c->selected = n;
+    return 0;
+}
+
+static int op_xpath_eval(void *p) {
+    ctx_t *c = static_cast<ctx_t *>(p);
+    pugi::xml_document doc;
+    if (!doc.load_buffer(c->b->data, c->b->len, c->v->parse_opts)) return 1;
+    pugi::xpath_node_set set = c->q->evaluate_node_set(doc);
+    c->selected = set.size();
     return 0;
 }
 
@@ -176,8 +186,8 @@ int main(int argc, char **argv) {
                 pugi::xml_document doc;
                 pugi::xml_parse_result r = doc.load_buffer(b.data, b.len, v.parse_opts);
                 if (!r) {
-                    if (!strcmp(w, "xpath"))
-                        for (int e = 1; e <= 5; e++) emit_blank_x(v.peer, f, e, "rejected", r.description());
+                    if (!strcmp(w, "xpath") || !strcmp(w, "xpath-eval"))
+                        for (int e = 1; e <= 5; e++) emit_blank_xw(v.peer, w, f, e, "rejected", r.description());
                     else
                         emit_blank(v.peer, w, f, "rejected", r.description());
                     continue;
@@ -222,6 +232,21 @@ int main(int argc, char **argv) {
                     json_i("selected", sel);
                     json_i("out_bytes", out_len);
                     if (err) json_s("reparse_error", err); else json_i("out_elements", oe);
+                    json_end();
+                }
+            } else if (!strcmp(w, "xpath-eval")) {
+                for (int e = 0; e < 5; e++) {
+                    pugi::xpath_query q(XPATH_EXPRS[e]);
+                    c.q = &q;
+                    if (op_xpath_eval(&c)) { emit_blank_xw(v.peer, w, f, e + 1, "error", "failed"); continue; }
+                    uint64_t sel = c.selected;
+                    stats_t s = measure(&a.policy, op_xpath_eval, &c, &failed);
+                    if (failed) { emit_blank_xw(v.peer, w, f, e + 1, "error", "failed while measuring"); continue; }
+                    json_begin(v.peer, w, f);
+                    json_i("expr", (uint64_t)e + 1);
+                    json_s("xpath", XPATH_EXPRS[e]);
+                    json_stats(&s, b.len);
+                    json_i("selected", sel);
                     json_end();
                 }
             } else {

@@ -5,7 +5,8 @@
 //! `rust_peers WORKLOAD [--peers a,b] [policy options] FILE...` loads every file
 //! into memory, then prints one JSON line per (peer, workload, document); see
 //! `vtdx_bench::harness` for the loop and the options. Workloads: `parse`,
-//! `roundtrip`, `xpath`, `many` (FILE is a NUL-separated message bundle),
+//! `roundtrip`, `xpath`, `xpath-eval` (parse + evaluate + count, no edit), `many`
+//! (FILE is a NUL-separated message bundle),
 //! `memory` (one peer, one file, fresh process), `scan`, `c14n` (Canonical XML:
 //! inclusive and exclusive C14N 1.0 of the whole document, exclusive C14N of a SOAP
 //! Body, from a parsed document and from bytes).
@@ -61,6 +62,15 @@ fn main() {
                 for (f, x) in &files {
                     for (i, e) in XPATH_EXPRS.iter().enumerate() {
                         xpath_cell(&args, peer, f, x, i + 1, e);
+                    }
+                }
+            }
+        }
+        "xpath-eval" => {
+            for peer in &peers {
+                for (f, x) in &files {
+                    for (i, e) in XPATH_EXPRS.iter().enumerate() {
+                        xpath_eval_cell(&args, peer, f, x, i + 1, e);
                     }
                 }
             }
@@ -323,6 +333,66 @@ fn xpath_cell(args: &Args, peer: &str, f: &str, x: &[u8], idx: usize, expr: &str
         Err(e) => l.str("reparse_error", &e),
     };
     l.emit();
+}
+
+/// The `xpath-eval` workload: parse from memory + evaluate one precompiled expression + count
+/// the selected nodes (no removal, no output). vtdx parses with a fresh parser, vtdx-reuse with
+/// a reused `Parser` + `recycle`; simdxml parses its structural index, builds its query
+/// indices (`ensure_indices`) and evaluates a `CompiledXPath`.
+fn xpath_eval_cell(args: &Args, peer: &str, f: &str, x: &[u8], idx: usize, expr: &str) {
+    let blank = |status: &str, reason: &str| {
+        Line::new(peer, "xpath-eval", f).int("expr", idx as u64).str("xpath", expr).str("status", status).str("reason", reason).emit();
+    };
+    let reason = match peer {
+        "roxmltree" => Some("read-only tree, no XPath"),
+        "quick-xml" => Some("streaming reader, no XPath"),
+        _ => None,
+    };
+    if let Some(r) = reason {
+        return blank("skip", r);
+    }
+    // precompiled once, outside the timed loop
+    let xp = match vtdx::XPath::compile(expr, &vtdx::xpath::Namespaces::new()) {
+        Ok(xp) => xp,
+        Err(e) => return blank("error", &e.to_string()),
+    };
+    let sx = match simdxml::CompiledXPath::compile(expr) {
+        Ok(c) => Some(c),
+        Err(e) if peer == "simdxml" => return blank("skip", &format!("simdxml cannot compile the expression: {e}")),
+        Err(_) => None,
+    };
+    let mut parser = vtdx::Parser::new();
+    let run = |parser: &mut vtdx::Parser| -> Result<u64, String> {
+        match peer {
+            "vtdx" => {
+                let doc = vtdx::Document::parse(x).map_err(|e| e.to_string())?;
+                Ok(xp.select(doc.root()).map_err(|e| e.to_string())?.len() as u64)
+            }
+            "vtdx-reuse" => {
+                let doc = parser.parse(x).map_err(|e| e.to_string())?;
+                let n = xp.select(doc.root()).map_err(|e| e.to_string())?.len() as u64;
+                parser.recycle(doc);
+                Ok(n)
+            }
+            "simdxml" => {
+                // the crate's advice before querying (its own `eval` does it): the CSR child and
+                // close-tag indices; without them evaluation was about 100x slower on po_big
+                let mut ix = simdxml::parse(x).map_err(|e| e.to_string())?;
+                ix.ensure_indices();
+                Ok(sx.as_ref().unwrap().eval(&ix).map_err(|e| e.to_string())?.len() as u64)
+            }
+            _ => unreachable!(),
+        }
+    };
+    let selected = match run(&mut parser) {
+        Ok(n) => n,
+        Err(e) if peer == "simdxml" => return blank("skip", &format!("simdxml cannot evaluate the expression: {e}")),
+        Err(e) => return blank("rejected", &e),
+    };
+    let s = measure(&args.policy, || {
+        black_box(run(&mut parser).unwrap());
+    });
+    Line::new(peer, "xpath-eval", f).int("expr", idx as u64).str("xpath", expr).stats(&s, x.len() as u64).int("selected", selected).emit();
 }
 
 fn many_cell(args: &Args, peer: &str, f: &str, bundle: &[u8]) {
