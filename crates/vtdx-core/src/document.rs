@@ -348,6 +348,13 @@ impl<'a> Document<'a> {
         p = skip_ws(t, p + 1);
         let q = t[p];
         let vs = p + 1;
+        // most values are short: one 16-byte look before a memchr call
+        if let Some(w) = t.get(vs..vs + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()) {
+            let m = crate::chars::mask16(w, q, q, q);
+            if m != 0 {
+                return vs..vs + m.trailing_zeros() as usize;
+            }
+        }
         let ve = vs + memchr::memchr(q, &t[vs..]).unwrap_or(t.len() - vs);
         vs..ve
     }

@@ -116,7 +116,13 @@ pub(crate) fn attribute_value<'d>(d: &'d Document<'d>, owner: u32, attr: u32, r:
             dt.attribute(en, an).is_none_or(|a| a.ty == AttType::Cdata)
         }
     };
-    let needs = memchr2(b'&', b'\t', raw.as_bytes()).is_some() || memchr2(b'\n', b'\r', raw.as_bytes()).is_some();
+    let b = raw.as_bytes();
+    // most values are short: a plain loop beats two memchr calls there
+    let needs = if b.len() <= 32 {
+        b.iter().any(|&c| matches!(c, b'&' | b'\t' | b'\n' | b'\r'))
+    } else {
+        memchr2(b'&', b'\t', b).is_some() || memchr2(b'\n', b'\r', b).is_some()
+    };
     if cdata && !needs {
         return Cow::Borrowed(raw);
     }
