@@ -2,58 +2,16 @@
 //! inputs; exit statuses follow the documented convention (0 well-formed, 1 not
 //! well-formed, 2 usage or I/O problem).
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::Output;
 use std::time::{Duration, Instant};
 
-/// A scratch directory, removed when dropped.
-struct TempDir(PathBuf);
+mod common;
 
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let p = std::env::temp_dir().join(format!("vtdx-cli-{}-{tag}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-    fn file(&self, name: &str, content: &[u8]) -> &TempDir {
-        std::fs::write(self.0.join(name), content).unwrap();
-        self
-    }
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::{code, run_vtdx, stderr, stdout, TempDir};
 
 fn vtdx(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vtdx"));
-    cmd.args(args).current_dir(dir).stdout(Stdio::piped()).stderr(Stdio::piped());
-    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-    let mut child = cmd.spawn().expect("run vtdx");
-    if let Some(input) = stdin {
-        let mut w = child.stdin.take().unwrap();
-        let _ = w.write_all(input); // the child may exit before reading all of it
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
+    run_vtdx(dir, args, stdin)
 }
 
 const GOOD: &[u8] = b"<?xml version=\"1.0\"?>\n<a x=\"1\"><b>t</b><!--c--><c/></a>\n";

@@ -7,55 +7,18 @@
 //! expected comes from running vtdx.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-/// A scratch directory, removed when dropped.
-struct TempDir(PathBuf);
+mod common;
 
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let p = std::env::temp_dir().join(format!("vtdx-cli-edit-{}-{tag}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-    fn file(&self, name: &str, content: &[u8]) -> &TempDir {
-        std::fs::write(self.0.join(name), content).unwrap();
-        self
-    }
-    fn read(&self, name: &str) -> Vec<u8> {
-        std::fs::read(self.0.join(name)).unwrap()
-    }
-    fn path(&self) -> &Path {
-        &self.0
-    }
-    /// The names in the directory, sorted (temporary files included).
-    fn listing(&self) -> Vec<String> {
-        let mut v: Vec<String> =
-            std::fs::read_dir(&self.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-        v.sort();
-        v
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::{code, run_vtdx, stderr, stdout, TempDir};
 
 /// Runs `vtdx edit ARGS` in `dir`.
 fn vtdx(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vtdx"));
-    cmd.arg("edit").args(args).current_dir(dir).stdout(Stdio::piped()).stderr(Stdio::piped());
-    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-    let mut child = cmd.spawn().expect("run vtdx");
-    if let Some(input) = stdin {
-        let mut w = child.stdin.take().unwrap();
-        let _ = w.write_all(input); // the child may exit before reading all of it
-    }
-    child.wait_with_output().unwrap()
+    let mut a = vec!["edit"];
+    a.extend_from_slice(args);
+    run_vtdx(dir, &a, stdin)
 }
 
 /// `vtdx edit ARGS -` on `doc`, from a throwaway directory.
@@ -63,18 +26,6 @@ fn edit_stdin(doc: &str, args: &[&str]) -> Output {
     let mut a = args.to_vec();
     a.push("-");
     vtdx(&std::env::temp_dir(), &a, Some(doc.as_bytes()))
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
 }
 
 /// Runs `doc` through `vtdx edit ARGS -`, asserts success and returns the output.

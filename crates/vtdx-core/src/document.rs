@@ -99,9 +99,12 @@ impl<'a> Document<'a> {
     /// assert_eq!(b.text().as_deref(), Some("hi"));
     /// ```
     ///
-    /// Each thread keeps one parser for this function (and for [`Document::parse_with`]
-    /// with default options), so its name tables are not rebuilt for every document;
-    /// an explicit [`Parser`] with [`Parser::recycle`] also reuses the index's memory.
+    /// Each thread keeps one parser for this function (and for [`Document::parse_owned`]
+    /// and [`Document::parse_with`] with default options), so its name tables are not
+    /// rebuilt for every document. A document parsed while an earlier one is alive gets
+    /// a copy of the tables while they are small, else tables of its own, so no document
+    /// carries many names of others. An explicit [`Parser`] with [`Parser::recycle`]
+    /// also reuses the index's memory.
     pub fn parse(input: &'a [u8]) -> Result<Document<'a>, Error> {
         with_thread_parser(|p| p.parse(input))
     }
@@ -499,9 +502,9 @@ impl Parser {
 }
 
 impl Document<'static> {
-    /// Parses an owned buffer.
+    /// Parses an owned buffer (with this thread's parser, as [`Document::parse`]).
     pub fn parse_owned(input: Vec<u8>) -> Result<Document<'static>, Error> {
-        Parser::new().parse_owned(input)
+        with_thread_parser(|p| p.parse_owned(input))
     }
 
     /// Memory-maps `path` and parses it. The outer `Result` is the I/O error.

@@ -229,22 +229,6 @@ impl Lv<'_> {
     }
 }
 
-fn l_node(n: Node<'_>) -> Lv<'_> {
-    Lv::Node(n)
-}
-
-fn l_markup(n: Node<'_>) -> Lv<'_> {
-    Lv::Markup(n)
-}
-
-fn l_attr(e: Node<'_>) -> Lv<'_> {
-    Lv::Attr(e)
-}
-
-fn l_content(e: Node<'_>) -> Lv<'_> {
-    Lv::Content(e)
-}
-
 /// Where a fragment is checked.
 #[derive(Clone, Copy)]
 enum Place<'d> {
@@ -394,7 +378,7 @@ impl<'d> Editor<'d> {
                     s -= 1;
                 }
                 self.attr_removed.insert(r.start);
-                self.replace_range(s, r.end, b"", l_markup(owner), Ctx::Markup);
+                self.replace_range(s, r.end, b"", Lv::Markup(owner), Ctx::Markup);
                 Ok(())
             }
             kind => {
@@ -420,7 +404,7 @@ impl<'d> Editor<'d> {
                         e = le;
                     }
                 }
-                self.replace_range(s, e, b"", l_node(node), Ctx::Markup);
+                self.replace_range(s, e, b"", Lv::Node(node), Ctx::Markup);
                 Ok(())
             }
         }
@@ -487,9 +471,9 @@ impl<'d> Editor<'d> {
         }
         let r = node.range();
         if before {
-            self.insert(r.start, bytes, S_BEFORE, l_node(node), ctx);
+            self.insert(r.start, bytes, S_BEFORE, Lv::Node(node), ctx);
         } else {
-            self.insert(r.end, bytes, S_AFTER, l_node(node), ctx);
+            self.insert(r.end, bytes, S_AFTER, Lv::Node(node), ctx);
         }
         Ok(())
     }
@@ -529,7 +513,7 @@ impl<'d> Editor<'d> {
         if check {
             self.check_fragment(Place::Content(element), bytes)?;
         }
-        let level = l_content(element);
+        let level = Lv::Content(element);
         if element.is_empty_element_tag() {
             // `<a .../>` becomes `<a ...>content</a>`: the `/` goes, the content comes
             // after the `>`, the end tag after all content (both made at output time)
@@ -634,7 +618,7 @@ impl<'d> Editor<'d> {
         v.extend_from_slice(b"=\"");
         v.extend_from_slice(escape_attr(value, b'"').as_bytes());
         v.push(b'"');
-        let i = self.insert(p, &v, S_ATTR, l_markup(element), Ctx::InTag);
+        let i = self.insert(p, &v, S_ATTR, Lv::Markup(element), Ctx::InTag);
         self.attr_added.push((e_start, qname.to_string(), i));
         Ok(())
     }
@@ -670,18 +654,18 @@ impl<'d> Editor<'d> {
         match node.kind() {
             NodeKind::Text => {
                 let r = node.range();
-                self.replace_range(r.start, r.end, escape_text(value).as_bytes(), l_node(node), Ctx::Text);
+                self.replace_range(r.start, r.end, escape_text(value).as_bytes(), Lv::Node(node), Ctx::Text);
             }
             NodeKind::CData => {
                 let r = node.range();
                 let v = value.replace("]]>", "]]]]><![CDATA[>");
-                self.replace_range(r.start + 9, r.end - 3, v.as_bytes(), l_markup(node), Ctx::Markup);
+                self.replace_range(r.start + 9, r.end - 3, v.as_bytes(), Lv::Markup(node), Ctx::Markup);
             }
             NodeKind::Attribute => {
                 let owner = node.parent().unwrap_or(self.doc.root());
                 let r = node.value_range().unwrap_or(0..0);
                 let q = t[r.start - 1];
-                self.replace_range(r.start, r.end, escape_attr(value, q).as_bytes(), l_attr(owner), Ctx::Text);
+                self.replace_range(r.start, r.end, escape_attr(value, q).as_bytes(), Lv::Attr(owner), Ctx::Text);
             }
             NodeKind::Comment => {
                 let r = node.range();
@@ -696,7 +680,7 @@ impl<'d> Editor<'d> {
                 if v.ends_with('-') {
                     v.push(' ');
                 }
-                self.replace_range(r.start + 4, r.end - 3, v.as_bytes(), l_markup(node), Ctx::Markup);
+                self.replace_range(r.start + 4, r.end - 3, v.as_bytes(), Lv::Markup(node), Ctx::Markup);
             }
             NodeKind::ProcessingInstruction => {
                 let r = node.range();
@@ -707,7 +691,7 @@ impl<'d> Editor<'d> {
                     d.push(b' ');
                 }
                 d.extend_from_slice(v.as_bytes());
-                self.replace_range(target_end, r.end - 2, &d, l_markup(node), Ctx::Markup);
+                self.replace_range(target_end, r.end - 2, &d, Lv::Markup(node), Ctx::Markup);
             }
             NodeKind::Element => return self.set_text(node, value),
             NodeKind::Root => return Err(EditError::WrongNodeKind { operation: "set the value of", kind: NodeKind::Root }),
@@ -724,7 +708,7 @@ impl<'d> Editor<'d> {
             return self.set_value(element, text);
         }
         let esc = escape_text(text);
-        let level = l_content(element);
+        let level = Lv::Content(element);
         if element.is_empty_element_tag() {
             self.open(element);
             let end = element.range().end;
@@ -755,7 +739,7 @@ impl<'d> Editor<'d> {
         };
         self.check_fragment(place, fragment.as_bytes())?;
         let r = node.range();
-        self.replace_range(r.start, r.end, fragment.as_bytes(), l_node(node), Ctx::Fragment);
+        self.replace_range(r.start, r.end, fragment.as_bytes(), Lv::Node(node), Ctx::Fragment);
         Ok(())
     }
 
@@ -766,7 +750,7 @@ impl<'d> Editor<'d> {
             NodeKind::Element => {
                 self.check_name(node, new_qname, false)?;
                 let s = node.range().start + 1;
-                let level = l_markup(node);
+                let level = Lv::Markup(node);
                 self.replace_range(s, s + old.len(), new_qname.as_bytes(), level, Ctx::Markup);
                 self.renamed.insert(node.range().start, new_qname.to_string());
                 if !node.is_empty_element_tag() {
@@ -780,7 +764,7 @@ impl<'d> Editor<'d> {
                 self.check_name(owner, new_qname, true)?;
                 let s = node.range().start;
                 self.check_unique(owner, new_qname, Some(s))?;
-                self.replace_range(s, s + old.len(), new_qname.as_bytes(), l_attr(owner), Ctx::Markup);
+                self.replace_range(s, s + old.len(), new_qname.as_bytes(), Lv::Attr(owner), Ctx::Markup);
                 self.attr_renamed.insert(s, new_qname.to_string());
                 Ok(())
             }
@@ -815,12 +799,12 @@ impl<'d> Editor<'d> {
             let end = el.range().end;
             let name = self.renamed.get(&el.range().start).map_or(el.name(), |n| n.as_str());
             let seq = u32::MAX;
-            all.push(Edit { start: end - 2, end: end - 1, data: (0, 0), extra: true, op: Op::Replace, slot: S_REPLACE, level: 0, lv: l_markup(*el), ctx: Ctx::Markup, seq, dead: false });
+            all.push(Edit { start: end - 2, end: end - 1, data: (0, 0), extra: true, op: Op::Replace, slot: S_REPLACE, level: 0, lv: Lv::Markup(*el), ctx: Ctx::Markup, seq, dead: false });
             let off = extra.len();
             extra.extend_from_slice(b"</");
             extra.extend_from_slice(name.as_bytes());
             extra.push(b'>');
-            all.push(Edit { start: end, end, data: (off, name.len() + 3), extra: true, op: Op::Insert, slot: S_END_TAG, level: 0, lv: l_markup(*el), ctx: Ctx::Markup, seq, dead: false });
+            all.push(Edit { start: end, end, data: (off, name.len() + 3), extra: true, op: Op::Insert, slot: S_END_TAG, level: 0, lv: Lv::Markup(*el), ctx: Ctx::Markup, seq, dead: false });
         }
         for e in all.iter_mut() {
             e.level = e.lv.get();
@@ -1053,44 +1037,40 @@ impl Writer<'_> {
         Ok(())
     }
 
-    fn source_text(&self, s: &[u8], out: &mut Vec<u8>) -> Result<(), EditError> {
-        let ascii_compatible = match self.enc {
-            OutEncoding::Utf8 => {
-                out.extend_from_slice(s);
-                return Ok(());
-            }
+    /// True when `s` can be written as it is: UTF-8 output, or ASCII bytes in any
+    /// encoding but UTF-16 (each encoded chunk ends in the encoding's ASCII state).
+    fn as_is(&self, s: &[u8]) -> bool {
+        match self.enc {
+            OutEncoding::Utf8 => true,
             OutEncoding::Utf16 { .. } => false,
-            OutEncoding::Latin1 | OutEncoding::Ascii => true,
-            OutEncoding::Other(e) => e.is_ascii_compatible(),
-        };
-        if ascii_compatible && s.is_ascii() {
+            _ => s.is_ascii(),
+        }
+    }
+
+    /// Untouched document text (always encodable: it came from the input).
+    fn source_text(&self, s: &[u8], out: &mut Vec<u8>) -> Result<(), EditError> {
+        if self.as_is(s) {
             out.extend_from_slice(s);
             return Ok(());
         }
         self.encode(s, true, out)
     }
 
+    /// New bytes, written with references only where `ctx` allows them.
     fn data(&self, s: &[u8], ctx: Ctx, out: &mut Vec<u8>) -> Result<(), EditError> {
-        match self.enc {
-            OutEncoding::Utf8 => {
-                out.extend_from_slice(s);
-                Ok(())
-            }
-            OutEncoding::Utf16 { .. } => self.encode(s, true, out),
-            _ if s.is_ascii() => {
-                out.extend_from_slice(s);
-                Ok(())
-            }
-            _ => match ctx {
-                Ctx::Text => self.encode(s, true, out),
-                Ctx::Markup => self.encode(s, false, out),
-                Ctx::Fragment | Ctx::InTag => {
-                    for (a, b, refs) in reference_spans(s, ctx == Ctx::InTag) {
-                        self.encode(&s[a..b], refs, out)?;
-                    }
-                    Ok(())
+        if self.as_is(s) {
+            out.extend_from_slice(s);
+            return Ok(());
+        }
+        match (self.enc, ctx) {
+            (OutEncoding::Utf16 { .. }, _) | (_, Ctx::Text) => self.encode(s, true, out),
+            (_, Ctx::Markup) => self.encode(s, false, out),
+            (_, Ctx::Fragment | Ctx::InTag) => {
+                for (a, b, refs) in reference_spans(s, ctx == Ctx::InTag) {
+                    self.encode(&s[a..b], refs, out)?;
                 }
-            },
+                Ok(())
+            }
         }
     }
 

@@ -128,19 +128,7 @@ impl XMLParser {
     }
 }
 
-/// Largest name table the per-thread parser keeps between documents. A reused
-/// parser interns each name once (small documents parse twice as fast), but every
-/// document made while another is alive gets a copy of the table, names of earlier
-/// documents included; beyond this many names the parser starts afresh, so a small
-/// document never carries much more than its own names.
-const KEEP_NAMES: usize = 512;
-
-thread_local! {
-    /// The parser for default options, reused by `parse`/`fromstring` on this thread.
-    static DEFAULT_PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Parses with `opts`: with the defaults through this thread's reused parser, else
+/// Parses with `opts`: with the defaults through the core's per-thread parser, else
 /// with a fresh parser.
 pub(crate) fn parse_vec(py: Python<'_>, data: Vec<u8>, opts: &ParseOptions, filename: Option<String>) -> PyResult<DocRef> {
     let big = data.len() >= crate::DETACH_BYTES;
@@ -149,19 +137,8 @@ pub(crate) fn parse_vec(py: Python<'_>, data: Vec<u8>, opts: &ParseOptions, file
         if !default {
             return Parser::with_options(opts.clone()).parse_owned(data);
         }
-        DEFAULT_PARSER.with(|cell| {
-            let mut slot = cell.borrow_mut();
-            let parser = slot.get_or_insert_with(Parser::new);
-            let res = parser.parse_owned(data);
-            let keep = match &res {
-                Ok(doc) => doc.names().sym_count() <= KEEP_NAMES,
-                Err(_) => false,
-            };
-            if !keep {
-                *slot = None;
-            }
-            res
-        })
+        // the core keeps one parser per thread for the default options
+        vtdx::Document::parse_owned(data)
     });
     match res {
         Ok(doc) => Ok(DocInner::new(doc, filename)),
