@@ -16,6 +16,8 @@ use crate::index::*;
 use crate::names::{Names, NsId, QNameId, NO_PREFIX, NS_NONE, NS_XML, NS_XMLNS, XMLNS_NAMESPACE, XML_NAMESPACE};
 use crate::options::{ExternalEntityPolicy, ParseOptions};
 
+mod fast;
+
 /// What the XML declaration said.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct XmlDecl {
@@ -584,7 +586,7 @@ impl Run<'_> {
     #[inline]
     fn leaf(&mut self, kind: u32, start: usize, end: usize, parent: u32) {
         if self.fragment_depth == 0 {
-            self.tape.extend_from_slice(&[kind << KIND_SHIFT, start as u32, end as u32, parent]);
+            put(&mut self.tape, [kind << KIND_SHIFT, start as u32, end as u32, parent]);
         }
     }
 
@@ -631,6 +633,10 @@ impl Run<'_> {
             }
         }
         loop {
+            // the common items on the lean path; it stops where this loop must decide
+            if !fragment {
+                pos = self.content_fast(t, pos, base);
+            }
             // character data up to the next markup; most gaps are short (indentation,
             // short values), so look at a few bytes before calling memchr3
             let quick = find_special16(t, pos);
@@ -756,6 +762,22 @@ impl Run<'_> {
         Some((guess, ns + len))
     }
 
+    /// Remembers that an element named `qid` is the next child of the open element,
+    /// for the next name prediction.
+    #[inline(always)]
+    fn note_child(&mut self, qid: QNameId) {
+        if let Some(top) = self.st.stack.last_mut() {
+            let prev = top.last_child;
+            top.last_child = qid;
+            let parent_q = top.qid;
+            if prev != NO_PREFIX {
+                self.names.qnames[prev as usize].next_guess = qid;
+            } else {
+                self.names.qnames[parent_q as usize].child_guess = qid;
+            }
+        }
+    }
+
     fn start_tag(&mut self, t: &[u8], pos: usize) -> Result<usize, Error> {
         let ns = pos + 1;
         let (qid, ne) = match self.predict_name(t, ns) {
@@ -773,16 +795,7 @@ impl Run<'_> {
             self.qname_check(t, qid, ns, ne)?;
         }
         // remember where this name appeared, for the next prediction
-        if let Some(top) = self.st.stack.last_mut() {
-            let prev = top.last_child;
-            top.last_child = qid;
-            let parent_q = top.qid;
-            if prev != NO_PREFIX {
-                self.names.qnames[prev as usize].next_guess = qid;
-            } else {
-                self.names.qnames[parent_q as usize].child_guess = qid;
-            }
-        }
+        self.note_child(qid);
         if self.st.stack.len() as u64 >= self.opts.limits.max_depth as u64 {
             return Err(err(ErrorKind::LimitExceeded { limit: LimitKind::Depth, value: self.st.stack.len() as u64 + 1, max: self.opts.limits.max_depth as u64 }, t, pos));
         }
@@ -880,12 +893,12 @@ impl Run<'_> {
         let rec = self.tape.len() as u32;
         if self.fragment_depth == 0 {
             let sym = self.sym(t, qid, ens, pos)?;
-            self.tape.extend([(K_ELEM << KIND_SHIFT) | sym, pos as u32, 0, parent, 0]);
+            put(&mut self.tape, [(K_ELEM << KIND_SHIFT) | sym, pos as u32, 0, parent, 0]);
             for i in 0..n {
                 let a = self.st.attrs[i];
                 let s = self.sym(t, a.qid, a.ns, a.name_off as usize)?;
                 let k = if a.is_decl { K_NSDECL } else { K_ATTR };
-                self.tape.extend([(k << KIND_SHIFT) | s, a.name_off]);
+                put(&mut self.tape, [(k << KIND_SHIFT) | s, a.name_off]);
             }
         }
         if empty {
@@ -912,19 +925,9 @@ impl Run<'_> {
         let attrs = &self.st.attrs;
         let n = attrs.len();
         if n <= 16 {
-            for i in 1..n {
-                for j in 0..i {
-                    let (a, b) = (&attrs[i], &attrs[j]);
-                    let same_q = a.qid == b.qid;
-                    let same_x = !same_q && self.ns_on && a.ns == b.ns && a.ns != NS_NONE && !a.is_decl && !b.is_decl && {
-                        let la = local_of(&t[a.name_off as usize..a.name_end as usize]);
-                        let lb = local_of(&t[b.name_off as usize..b.name_end as usize]);
-                        la == lb
-                    };
-                    if same_q || same_x {
-                        return Err(err(ErrorKind::DuplicateAttribute { name: snippet(&t[a.name_off as usize..a.name_end as usize], 60) }, t, a.name_off as usize));
-                    }
-                }
+            if let Some(i) = first_duplicate(attrs, t, self.ns_on) {
+                let a = &attrs[i];
+                return Err(err(ErrorKind::DuplicateAttribute { name: snippet(&t[a.name_off as usize..a.name_end as usize], 60) }, t, a.name_off as usize));
             }
             return Ok(());
         }
@@ -1212,6 +1215,37 @@ fn find_special16(t: &[u8], pos: usize) -> Option<usize> {
         Some(pos + m.trailing_zeros() as usize)
     } else {
         None
+    }
+}
+
+/// The first of `attrs` that repeats an earlier one, by qualified name or (with
+/// namespaces) by expanded name. Pairwise: for the few attributes of a tag.
+#[inline]
+fn first_duplicate(attrs: &[AttrScratch], t: &[u8], ns_on: bool) -> Option<usize> {
+    for i in 1..attrs.len() {
+        for j in 0..i {
+            let (a, b) = (&attrs[i], &attrs[j]);
+            let same_q = a.qid == b.qid;
+            let same_x = !same_q && ns_on && a.ns == b.ns && a.ns != NS_NONE && !a.is_decl && !b.is_decl && {
+                let la = local_of(&t[a.name_off as usize..a.name_end as usize]);
+                let lb = local_of(&t[b.name_off as usize..b.name_end as usize]);
+                la == lb
+            };
+            if same_q || same_x {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
+/// Appends a record's words to the tape, inline (`extend` calls out of line here).
+#[inline(always)]
+fn put<const N: usize>(tape: &mut Vec<u32>, words: [u32; N]) {
+    let len = tape.len();
+    tape.resize(len + N, 0);
+    if let Some(dst) = tape.get_mut(len..len + N) {
+        dst.copy_from_slice(&words);
     }
 }
 

@@ -1,0 +1,325 @@
+//! The lean path through element content.
+//!
+//! Most of a document is made of a few kinds of items: character data without
+//! references, start tags whose names were seen before and whose attributes are
+//! `name="value"` with plain values, and end tags. [`Run::content_fast`] parses
+//! runs of those with the parser's state held in locals (the general path reaches
+//! it through `self` and spills it around every call), and hands over to the
+//! general loop at the first item it does not handle: a comment, CDATA section, PI,
+//! reference, namespace declaration, anything unusual or malformed. Handing over
+//! leaves the state exactly as the general path would have, so that path still
+//! makes every check and every error message; this one only ever accepts what it
+//! would accept too.
+
+use super::*;
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: parse everything on the general path, to compare the two.
+    static GENERAL_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+impl Run<'_> {
+    /// Parses content from `pos` (inside an element of the document, never in an
+    /// entity's replacement text) while it is made of the common items. Returns the
+    /// offset where the general loop takes over: at a `<`, `&` or `]` it did not
+    /// handle, or at `pos` when it handled nothing. `base` is the general loop's stack
+    /// depth: the end tag that returns to it is left to that loop.
+    pub(super) fn content_fast(&mut self, t: &[u8], mut pos: usize, base: usize) -> usize {
+        if self.fragment_depth != 0 {
+            return pos;
+        }
+        #[cfg(test)]
+        if GENERAL_ONLY.with(|g| g.get()) {
+            return pos;
+        }
+        let limits = &self.opts.limits;
+        let max_name = limits.max_name_len as usize;
+        let max_depth = limits.max_depth as usize;
+        let max_attrs = limits.max_attributes as usize;
+        let ns_on = self.ns_on;
+        let (q_xml, q_xmlns) = (self.q_xml, self.q_xmlns);
+        let st = &mut *self.st;
+        let stack = &mut st.stack;
+        let bindings = &mut st.bindings;
+        let attrs = &mut st.attrs;
+        let tape = &mut self.tape;
+        let names = &mut self.names;
+        // the namespace `prefix` is bound to, None for the reserved prefixes or an unbound one
+        let bound = |bindings: &[Binding], prefix: QNameId| -> Option<NsId> {
+            if prefix == q_xml || prefix == q_xmlns {
+                return None;
+            }
+            bindings.iter().rev().find(|b| b.prefix == prefix).map(|b| b.ns)
+        };
+        loop {
+            // character data up to the next markup
+            let at = match find_special16(t, pos) {
+                Some(k) => k,
+                None => match memchr3(b'<', b'&', b']', &t[pos..]) {
+                    Some(i) => pos + i,
+                    None => return pos,
+                },
+            };
+            if t[at] != b'<' || tape.len() >= MAX_TAPE_WORDS {
+                return at;
+            }
+            pos = at;
+            let Some(&next) = t.get(pos + 1) else { return pos };
+            if next == b'/' {
+                // an end tag: the name of the open element, optional whitespace, `>`
+                let depth = stack.len();
+                if depth <= base + 1 {
+                    return pos;
+                }
+                let open = stack[depth - 1];
+                let (ns, os, ol) = (pos + 2, open.name_start as usize, open.name_len as usize);
+                let ne = ns + ol;
+                if ne >= t.len() {
+                    return pos;
+                }
+                // the open element's name as words (names up to 16 bytes), else its bytes
+                let info = &names.qnames[open.qid as usize];
+                let same = if info.len as usize == ol { crate::names::load16_at(t, ns, ol) == (info.w0, info.w1) } else { same_at(t, ns, os, ol) };
+                if !same {
+                    return pos;
+                }
+                let end = match t[ne] {
+                    b'>' => ne + 1,
+                    c if is_ws(c) => {
+                        let p = skip_ws(t, ne);
+                        if t.get(p) != Some(&b'>') {
+                            return pos;
+                        }
+                        p + 1
+                    }
+                    _ => return pos,
+                };
+                stack.pop();
+                let next_rec = tape.len() as u32;
+                if let Some(rec) = tape.get_mut(open.rec as usize..open.rec as usize + 5) {
+                    rec[2] = next_rec;
+                    rec[4] = end as u32;
+                }
+                bindings.truncate(open.bindings as usize);
+                pos = end;
+                continue;
+            }
+            if next == b'!' || next == b'?' {
+                return pos;
+            }
+            // a start tag
+            let depth = stack.len();
+            if depth >= max_depth || depth == 0 {
+                return pos;
+            }
+            let top = stack[depth - 1];
+            let ns = pos + 1;
+            // the name: predicted from where it appeared before, else scanned and interned
+            let guess = if top.last_child != NO_PREFIX {
+                names.qnames[top.last_child as usize].next_guess
+            } else {
+                names.qnames[top.qid as usize].child_guess
+            };
+            let predicted = names.qnames.get(guess as usize).and_then(|g| {
+                let len = g.len as usize;
+                if len > 16 || ns + len >= t.len() || crate::names::load16_at(t, ns, len) != (g.w0, g.w1) {
+                    return None;
+                }
+                let after = t[ns + len];
+                (after < 0x80 && crate::chars::CLASS[after as usize] & crate::chars::NAME_CHAR == 0).then_some((guess, ns + len))
+            });
+            let (qid, ne) = match predicted {
+                Some(p) => p,
+                None => {
+                    let Some(ne) = scan_name(t, ns) else { return pos };
+                    if ne - ns > max_name {
+                        return pos;
+                    }
+                    (names.intern_qname_at(t, ns, ne), ne)
+                }
+            };
+            let (eprefix, ok) = {
+                let info = &names.qnames[qid as usize];
+                (info.prefix, !ns_on || info.qname_ok == 1)
+            };
+            if !ok {
+                return pos;
+            }
+            attrs.clear();
+            let mut p = ne;
+            let empty = loop {
+                let Some(&(mut c)) = t.get(p) else { return pos };
+                if is_ws(c) {
+                    p = skip_ws(t, p + 1);
+                    let Some(&d) = t.get(p) else { return pos };
+                    c = d;
+                } else if c != b'>' && c != b'/' {
+                    return pos;
+                }
+                if c == b'>' {
+                    p += 1;
+                    break false;
+                }
+                if c == b'/' {
+                    if t.get(p + 1) != Some(&b'>') {
+                        return pos;
+                    }
+                    p += 2;
+                    break true;
+                }
+                // an attribute, after whitespace: name="value"
+                let an = p;
+                let Some(ae) = scan_name(t, an) else { return pos };
+                if ae - an > max_name || t.get(ae) != Some(&b'=') {
+                    return pos;
+                }
+                let Some(&q) = t.get(ae + 1) else { return pos };
+                if q != b'"' && q != b'\'' {
+                    return pos;
+                }
+                let vs = ae + 2;
+                let quick = t.get(vs..vs + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()).map(|w| crate::chars::mask16(w, q, b'<', b'&'));
+                let stop = match quick {
+                    Some(m) if m != 0 => vs + m.trailing_zeros() as usize,
+                    _ => match memchr3(q, b'<', b'&', &t[vs..]) {
+                        Some(i) => vs + i,
+                        None => return pos,
+                    },
+                };
+                if t[stop] != q || attrs.len() >= max_attrs {
+                    return pos;
+                }
+                let aq = names.intern_qname_at(t, an, ae);
+                let mut ans = NS_NONE;
+                if ns_on {
+                    let info = &names.qnames[aq as usize];
+                    if info.qname_ok != 1 || aq == q_xmlns || info.prefix == q_xmlns {
+                        return pos;
+                    }
+                    if info.prefix != NO_PREFIX {
+                        match bound(bindings, info.prefix) {
+                            Some(n) => ans = n,
+                            None => return pos,
+                        }
+                    }
+                }
+                attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: stop as u32, ns: ans, is_decl: false });
+                p = stop + 1;
+            };
+            let ens = if !ns_on || bindings.is_empty() {
+                if eprefix != NO_PREFIX && ns_on {
+                    return pos;
+                }
+                NS_NONE
+            } else {
+                match bound(bindings, eprefix) {
+                    Some(n) => n,
+                    None if eprefix == NO_PREFIX => NS_NONE,
+                    None => return pos,
+                }
+            };
+            let n = attrs.len();
+            if n > 1 && (n > 16 || first_duplicate(attrs, t, ns_on).is_some()) {
+                return pos;
+            }
+            let Some(sym) = names.sym(qid, ens) else { return pos };
+            for a in attrs.iter() {
+                if names.sym(a.qid, a.ns).is_none() {
+                    return pos;
+                }
+            }
+            // accepted: record it as `start_tag` would
+            {
+                let top = &mut stack[depth - 1];
+                let prev = top.last_child;
+                top.last_child = qid;
+                if prev != NO_PREFIX {
+                    names.qnames[prev as usize].next_guess = qid;
+                } else {
+                    names.qnames[top.qid as usize].child_guess = qid;
+                }
+            }
+            let rec = tape.len() as u32;
+            let (end_rec, end_off) = if empty { (rec + 5 + 2 * n as u32, p as u32) } else { (0, 0) };
+            put(tape, [(K_ELEM << KIND_SHIFT) | sym, pos as u32, end_rec, top.rec, end_off]);
+            for a in attrs.iter() {
+                let s = names.sym(a.qid, a.ns).unwrap_or(0);
+                put(tape, [(K_ATTR << KIND_SHIFT) | s, a.name_off]);
+            }
+            if !empty {
+                stack.push(OpenElem { rec, name_start: ns as u32, name_len: (ne - ns) as u32, bindings: bindings.len() as u32, qid, last_child: NO_PREFIX });
+            }
+            pos = p;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GENERAL_ONLY;
+    use crate::{ParseOptions, Parser};
+    use proptest::prelude::*;
+
+    /// The index (tape and root) or the error (kind and offset) of one parse, with
+    /// the lean path on or off.
+    fn outcome(opts: &ParseOptions, doc: &[u8], general_only: bool) -> Result<(Vec<u32>, u32), (String, u64)> {
+        GENERAL_ONLY.with(|g| g.set(general_only));
+        let mut parser = Parser::with_options(opts.clone());
+        // twice with one parser: the lean path takes only names the general path has
+        // checked, so the second parse (with the names and predictions of the first) is
+        // the one that exercises it
+        let first = parser.run(doc).map(|p| (p.tape, p.root)).map_err(|e| (format!("{:?}", e.kind()), e.offset()));
+        let second = parser.run(doc).map(|p| (p.tape, p.root)).map_err(|e| (format!("{:?}", e.kind()), e.offset()));
+        GENERAL_ONLY.with(|g| g.set(false));
+        assert_eq!(first, second, "a reused parser gave another result");
+        second
+    }
+
+    /// Items of element content: the common kinds the lean path takes and the kinds it
+    /// hands over...
+    const GOOD: &[&str] = &[
+        "text", " ", "\n  ", "a &amp; b", "&#x41;", "<!--c-->", "<?pi x?>", "<![CDATA[<x>]]>", "]",
+        "<e/>", "<e />", "<f x='1'/>", "<f x=\"1\" y='2'/>", "<f\tx = '1'/>", "<f p:x='1' q:x='2'/>",
+        "<f x='&amp;'/>", "<f xmlns='urn:d'/>", "<f xmlns:p='urn:other'/>", "<f xml:lang='en'/>", "<p:f/>",
+        "<f p:y='1'/>", "<f a='1' b='2' c='3'/>", "<abcde/>", "<abcd/>", "<q:h/>", "<g x='a long value, longer than sixteen bytes'/>",
+    ];
+    /// ... and malformed ones, rarer, so both paths must fail the same way too.
+    const BAD: &[&str] = &[
+        "]]>", "<f x='1'y='2'/>", "<f x='1' x='2'/>", "<f p:x='1' p:x='2'/>", "<f x='a<b'/>", "<f x='&undeclared;'/>",
+        "<u:f/>", "<f x='1'", "<f/ >", "<1f/>", "<f:/>", "<f x='unterminated/>", "<f xmlns:xmlns='u'/>", "</>",
+        "</nope>", "<f a='1' b='2' c='3' d='4'/>", "<verylongname/>", "<abcdefgh/>", "<f abcdefgh='1'/>",
+    ];
+    const NAMES: &[&str] = &["a", "b", "p:c", "d", "a", "q:h"];
+    const ATTRS: &[&str] = &["", "", " x='1'", " p:y=\"2\"", " x='1' y='\u{e9}'", "  ", " xmlns:q='urn:q'", " xmlns='urn:d'", " xmlns=''"];
+
+    fn element(depth: u32) -> BoxedStrategy<String> {
+        let leaf = prop_oneof![30 => proptest::sample::select(GOOD), 1 => proptest::sample::select(BAD)].prop_map(str::to_string).boxed();
+        if depth == 0 {
+            return leaf;
+        }
+        let child = prop_oneof![3 => leaf, 2 => element(depth - 1)];
+        (proptest::sample::select(NAMES), proptest::sample::select(ATTRS), proptest::collection::vec(child, 0..6), proptest::sample::select(&["", " ", "\n"][..]))
+            .prop_map(|(name, attrs, children, ws)| format!("<{name}{attrs}>{}</{name}{ws}>", children.concat()))
+            .boxed()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 5000, ..ProptestConfig::default() })]
+        #[test]
+        fn lean_path_agrees_with_the_general_path(body in proptest::collection::vec(element(3), 0..4), variant in 0u8..4) {
+            let doc = format!("<r xmlns:p='urn:p'>{}</r>", body.concat());
+            let mut opts = ParseOptions::default();
+            match variant {
+                1 => opts.namespaces = false,
+                2 => {
+                    opts.limits.max_depth = 4;
+                    opts.limits.max_attributes = 2;
+                    opts.limits.max_name_len = 7; // the root's `xmlns:p` fits
+                }
+                _ => {}
+            }
+            prop_assert_eq!(outcome(&opts, doc.as_bytes(), false), outcome(&opts, doc.as_bytes(), true));
+        }
+    }
+}
