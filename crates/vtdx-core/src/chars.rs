@@ -205,6 +205,23 @@ mod tests {
     }
 }
 
+/// The offset of the first byte of `t[from..]` equal to `a`, `b` or `c`. The first
+/// 64 bytes are looked at 16 at a time (most runs of text and attribute values end
+/// there, and a `memchr3` call costs more than the looks); then `memchr3`.
+#[inline(always)]
+pub(crate) fn find3(t: &[u8], from: usize, a: u8, b: u8, c: u8) -> Option<usize> {
+    let mut p = from;
+    for _ in 0..4 {
+        let Some(w) = t.get(p..p + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()) else { break };
+        let m = mask16(w, a, b, c);
+        if m != 0 {
+            return Some(p + m.trailing_zeros() as usize);
+        }
+        p += 16;
+    }
+    memchr::memchr3(a, b, c, t.get(p..)?).map(|i| p + i)
+}
+
 /// A mask of the bytes of `s` equal to `a`, `b` or `c` (bit i for byte i).
 #[inline(always)]
 #[allow(unsafe_code)]

@@ -75,7 +75,7 @@ const CACHE_SIZE: usize = 256;
 pub struct Names {
     pub(crate) qnames: Vec<QNameInfo>,
     /// Every qualified name's bytes, one after another (no allocation per name).
-    arena: String,
+    pub(crate) arena: String,
     /// Names of at most 16 bytes by their bytes as two zero-padded words and length.
     pub(crate) qname_map: HashMap<(u64, u64, u32), QNameId, BuildFx>,
     /// Longer names.
@@ -83,7 +83,7 @@ pub struct Names {
     pub(crate) syms: Vec<SymInfo>,
     pub(crate) sym_map: HashMap<(QNameId, NsId), Sym, BuildFx>,
     pub(crate) ns: Vec<Box<str>>,
-    pub(crate) ns_map: HashMap<Box<str>, NsId, BuildFx>,
+    pub(crate) ns_map: HashMap<Box<[u8]>, NsId, BuildFx>,
     cache: Vec<CacheEntry>,
 }
 
@@ -170,11 +170,17 @@ impl Names {
 
     /// Interns a namespace URI.
     pub(crate) fn intern_ns(&mut self, uri: &str) -> NsId {
+        self.intern_ns_bytes(uri.as_bytes())
+    }
+
+    /// Interns a namespace name given as bytes of validated UTF-8 (a whole attribute
+    /// value): converted to text only when it is new.
+    pub(crate) fn intern_ns_bytes(&mut self, uri: &[u8]) -> NsId {
         if let Some(&id) = self.ns_map.get(uri) {
             return id;
         }
         let id = self.ns.len() as NsId;
-        self.ns.push(uri.into());
+        self.ns.push(String::from_utf8_lossy(uri).into());
         self.ns_map.insert(uri.into(), id);
         id
     }
@@ -333,7 +339,7 @@ impl Names {
     }
     /// The id of a namespace URI if the document uses it.
     pub fn find_ns(&self, uri: &str) -> Option<NsId> {
-        self.ns_map.get(uri).copied()
+        self.ns_map.get(uri.as_bytes()).copied()
     }
     /// Number of symbols.
     pub fn sym_count(&self) -> usize {

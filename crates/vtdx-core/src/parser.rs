@@ -57,6 +57,8 @@ struct AttrScratch {
     val_end: u32,
     ns: NsId,
     is_decl: bool,
+    /// The value has no `&` (and no `<`): its normalized value is its text, unless it has tab, LF or CR.
+    plain: bool,
 }
 
 /// What the checker learned about an internal general entity.
@@ -643,7 +645,7 @@ impl Run<'_> {
             if let Some(k) = quick.filter(|&k| t[k] == b'<') {
                 pos = k;
             } else { loop {
-                match memchr3(b'<', b'&', b']', &t[pos..]) {
+                match crate::chars::find3(t, pos, b'<', b'&', b']').map(|at| at - pos) {
                     None => {
                         if fragment && self.st.stack.len() == base {
                             return Ok(t.len());
@@ -839,27 +841,25 @@ impl Run<'_> {
                 _ => return Err(unexpected(t, p, "a quoted attribute value")),
             };
             let vs = p + 1;
-            // most values are short: one 16-byte look for the quote, `<` and `&`
-            let quick = t.get(vs..vs + 16).map(|w| {
-                let w: &[u8; 16] = w.try_into().unwrap_or(&[0; 16]);
-                crate::chars::mask16(w, q, b'<', b'&')
-            });
-            let ve = match quick {
-                Some(m) if m != 0 && t[vs + m.trailing_zeros() as usize] == q => vs + m.trailing_zeros() as usize,
-                _ => match memchr(q, &t[vs..]) {
-                    Some(i) => vs + i,
+            // the first quote, `<` or `&`
+            let first = crate::chars::find3(t, vs, q, b'<', b'&');
+            let plain = first.is_some_and(|f| t[f] == q);
+            let ve = match first {
+                Some(f) if plain => f,
+                Some(f) => match memchr(q, &t[f..]) {
+                    Some(i) => f + i,
                     None => return Err(err(ErrorKind::UnexpectedEof { expected: "the closing quote of the attribute value" }, t, vs)),
                 },
+                None => return Err(err(ErrorKind::UnexpectedEof { expected: "the closing quote of the attribute value" }, t, vs)),
             };
-            let value = &t[vs..ve];
-            let plain = matches!(quick, Some(m) if m != 0 && t[vs + m.trailing_zeros() as usize] == q);
-            if plain {
-                // the quote came first: no `<` or `&` in the value
-            } else if let Some(i) = memchr2(b'<', b'&', value) {
+            if !plain {
+                let value = &t[vs..ve];
                 if let Some(lt) = memchr(b'<', value) {
                     return Err(syntax(t, vs + lt, "`<` is not allowed in an attribute value".into()));
                 }
-                self.check_attr_refs(t, vs + i, ve)?;
+                if let Some(i) = memchr(b'&', value) {
+                    self.check_attr_refs(t, vs + i, ve)?;
+                }
             }
             let aq = self.names.intern_qname_at(t, an, ae);
             if self.ns_on {
@@ -871,7 +871,7 @@ impl Run<'_> {
             let aprefix = self.names.qnames[aq as usize].prefix;
             let is_decl = self.ns_on && (aq == self.q_xmlns || aprefix == self.q_xmlns);
             ns_work |= is_decl || aprefix != NO_PREFIX;
-            self.st.attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: ve as u32, ns: NS_NONE, is_decl });
+            self.st.attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: ve as u32, ns: NS_NONE, is_decl, plain });
             p = ve + 1;
         }
 
@@ -960,35 +960,35 @@ impl Run<'_> {
                 let an = std::str::from_utf8(&t[a.name_off as usize..a.name_end as usize]).unwrap_or("");
                 d.attribute(en, an).is_none_or(|ad| ad.ty == dtd::AttType::Cdata)
             });
-            let raw_str = std::str::from_utf8(raw).unwrap_or("");
-            let uri: std::borrow::Cow<'_, str> = if !cdata || memchr(b'&', raw).is_some() || memchr3(b'\t', b'\n', b'\r', raw).is_some() {
+            let uri: std::borrow::Cow<'_, [u8]> = if !cdata || !a.plain || memchr3(b'\t', b'\n', b'\r', raw).is_some() {
+                let raw_str = std::str::from_utf8(raw).unwrap_or("");
                 std::borrow::Cow::Owned(
-                    dtd::normalize_attribute_value(raw_str, t, a.val_start as usize, self.dtd.as_deref(), cdata, &mut self.budget, 0)?.into_owned(),
+                    dtd::normalize_attribute_value(raw_str, t, a.val_start as usize, self.dtd.as_deref(), cdata, &mut self.budget, 0)?.into_owned().into_bytes(),
                 )
             } else {
-                // the common case: no allocation (the URI is usually interned already)
-                std::borrow::Cow::Borrowed(raw_str)
+                // the common case: no allocation, no conversion (the URI is usually interned already)
+                std::borrow::Cow::Borrowed(raw)
             };
-            let uri: &str = &uri;
+            let uri: &[u8] = &uri;
             let prefix = if a.qid == self.q_xmlns { NO_PREFIX } else { self.names.intern_qname(local_of(&t[a.name_off as usize..a.name_end as usize])) };
             let nerr = |detail: String| err(ErrorKind::ReservedNamespace { detail }, t, a.name_off as usize);
             if prefix == self.q_xmlns {
                 return Err(nerr("the prefix `xmlns` must not be declared".into()));
             }
             if prefix == self.q_xml {
-                if uri != XML_NAMESPACE {
+                if uri != XML_NAMESPACE.as_bytes() {
                     return Err(nerr(format!("the prefix `xml` can only be bound to `{XML_NAMESPACE}`")));
                 }
-            } else if uri == XML_NAMESPACE {
+            } else if uri == XML_NAMESPACE.as_bytes() {
                 return Err(nerr(format!("`{XML_NAMESPACE}` can only be bound to the prefix `xml`")));
             }
-            if uri == XMLNS_NAMESPACE {
+            if uri == XMLNS_NAMESPACE.as_bytes() {
                 return Err(nerr(format!("`{XMLNS_NAMESPACE}` must not be declared")));
             }
             if prefix != NO_PREFIX && uri.is_empty() {
                 return Err(nerr(format!("the prefix `{}` cannot be undeclared (empty namespace name) in XML 1.0", self.names.qname_text(prefix))));
             }
-            let id = if uri.is_empty() { NS_NONE } else { self.names.intern_ns(&uri) };
+            let id = if uri.is_empty() { NS_NONE } else { self.names.intern_ns_bytes(uri) };
             self.st.bindings.push(Binding { prefix, ns: id });
             self.st.attrs[i].ns = NS_XMLNS;
         }

@@ -54,13 +54,7 @@ impl Run<'_> {
         };
         loop {
             // character data up to the next markup
-            let at = match find_special16(t, pos) {
-                Some(k) => k,
-                None => match memchr3(b'<', b'&', b']', &t[pos..]) {
-                    Some(i) => pos + i,
-                    None => return pos,
-                },
-            };
+            let Some(at) = crate::chars::find3(t, pos, b'<', b'&', b']') else { return pos };
             if t[at] != b'<' || tape.len() >= MAX_TAPE_WORDS {
                 return at;
             }
@@ -122,8 +116,17 @@ impl Run<'_> {
                 names.qnames[top.qid as usize].child_guess
             };
             let predicted = names.qnames.get(guess as usize).and_then(|g| {
-                let len = g.len as usize;
-                if len > 16 || ns + len >= t.len() || crate::names::load16_at(t, ns, len) != (g.w0, g.w1) {
+                let len = g.blen as usize;
+                if ns + len >= t.len() {
+                    return None;
+                }
+                // names up to 16 bytes as two words, longer ones against the arena
+                let same = if g.len as usize == len {
+                    crate::names::load16_at(t, ns, len) == (g.w0, g.w1)
+                } else {
+                    names.arena.as_bytes().get(g.off as usize..g.off as usize + len) == Some(&t[ns..ns + len])
+                };
+                if !same {
                     return None;
                 }
                 let after = t[ns + len];
@@ -179,14 +182,7 @@ impl Run<'_> {
                     return pos;
                 }
                 let vs = ae + 2;
-                let quick = t.get(vs..vs + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()).map(|w| crate::chars::mask16(w, q, b'<', b'&'));
-                let stop = match quick {
-                    Some(m) if m != 0 => vs + m.trailing_zeros() as usize,
-                    _ => match memchr3(q, b'<', b'&', &t[vs..]) {
-                        Some(i) => vs + i,
-                        None => return pos,
-                    },
-                };
+                let Some(stop) = crate::chars::find3(t, vs, q, b'<', b'&') else { return pos };
                 if t[stop] != q || attrs.len() >= max_attrs {
                     return pos;
                 }
@@ -204,7 +200,7 @@ impl Run<'_> {
                         }
                     }
                 }
-                attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: stop as u32, ns: ans, is_decl: false });
+                attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: stop as u32, ns: ans, is_decl: false, plain: true });
                 p = stop + 1;
             };
             let ens = if !ns_on || bindings.is_empty() {
@@ -282,7 +278,8 @@ mod tests {
         "text", " ", "\n  ", "a &amp; b", "&#x41;", "<!--c-->", "<?pi x?>", "<![CDATA[<x>]]>", "]",
         "<e/>", "<e />", "<f x='1'/>", "<f x=\"1\" y='2'/>", "<f\tx = '1'/>", "<f p:x='1' q:x='2'/>",
         "<f x='&amp;'/>", "<f xmlns='urn:d'/>", "<f xmlns:p='urn:other'/>", "<f xml:lang='en'/>", "<p:f/>",
-        "<f p:y='1'/>", "<f a='1' b='2' c='3'/>", "<abcde/>", "<abcd/>", "<q:h/>", "<g x='a long value, longer than sixteen bytes'/>",
+        "<f p:y='1'/>", "<f a='1' b='2' c='3'/>", "<abcde/>", "<abcd/>", "<q:h/>", "<g x='a long value, longer than sixteen bytes'/>", "<a-name-longer-than-16-bytes/>", "<a-name-longer-than-16-bytez/>",
+        "<a-name-longer-than-16-bytes-and-more/>", "<g x='a value longer than the sixty-four bytes looked at sixteen at a time'/>",
     ];
     /// ... and malformed ones, rarer, so both paths must fail the same way too.
     const BAD: &[&str] = &[
@@ -290,7 +287,7 @@ mod tests {
         "<u:f/>", "<f x='1'", "<f/ >", "<1f/>", "<f:/>", "<f x='unterminated/>", "<f xmlns:xmlns='u'/>", "</>",
         "</nope>", "<f a='1' b='2' c='3' d='4'/>", "<verylongname/>", "<abcdefgh/>", "<f abcdefgh='1'/>",
     ];
-    const NAMES: &[&str] = &["a", "b", "p:c", "d", "a", "q:h"];
+    const NAMES: &[&str] = &["a", "b", "p:c", "d", "a", "q:h", "p:a-name-longer-than-16-bytes", "a-name-longer-than-16-bytes", "a-name-longer-than-16-bytez"];
     const ATTRS: &[&str] = &["", "", " x='1'", " p:y=\"2\"", " x='1' y='\u{e9}'", "  ", " xmlns:q='urn:q'", " xmlns='urn:d'", " xmlns=''"];
 
     fn element(depth: u32) -> BoxedStrategy<String> {
