@@ -1117,6 +1117,23 @@ impl<'d> Node<'d> {
         self.is_element().then(|| self.doc.start_at(self.a)..self.doc.start_tag_end(self.a))
     }
 
+    /// For an element whose content is character data only, with no reference and
+    /// no CR (so its bytes are its text as they stand, e.g. `<price>9.5</price>`):
+    /// those bytes. `None` for other nodes and for content with child elements,
+    /// comments, PIs, CDATA, references or CRs. One short scan, no allocation.
+    pub fn plain_content(&self) -> Option<&'d [u8]> {
+        if !self.is_element() || self.doc.after_attrs(self.a) < self.doc.next_at(self.a) {
+            return None;
+        }
+        let t = self.doc.text();
+        let cs = self.doc.start_tag_end(self.a);
+        if cs >= self.doc.end_at(self.a) {
+            return Some(&[]); // an empty-element tag
+        }
+        let p = crate::chars::find3(t, cs, b'<', b'&', b'\r')?;
+        (t[p] == b'<').then(|| &t[cs..p])
+    }
+
     /// For an element: byte range of its content (between start and end tag).
     pub fn content_range(&self) -> Option<Range<usize>> {
         self.is_element().then(|| self.doc.start_tag_end(self.a)..self.doc.content_end(self.a))

@@ -815,3 +815,40 @@ fn errors_inside_markup_entities_point_into_the_input() {
     let at = find(doc.as_bytes(), "&bad;");
     assert!((at..at + 5).contains(&(e.offset() as usize)), "error at byte {} of a {}-byte input, expected {at}", e.offset(), doc.len());
 }
+
+#[test]
+fn plain_content_is_the_text_only_when_it_stands_as_written() {
+    let doc = Document::parse(
+        b"<r><a>9.5</a><b/><c></c><d x='1' y=\"2\" >text with > and ]</d><e>x&amp;y</e><f>x<g/></f>\
+          <h><!--c--></h><i>line\r\nbreak</i><j><![CDATA[z]]></j><k>  spaced  </k></r>",
+    )
+    .unwrap();
+    let got: Vec<(String, Option<Vec<u8>>)> =
+        doc.root_element().element_children().map(|e| (e.name().to_string(), e.plain_content().map(<[u8]>::to_vec))).collect();
+    let want: Vec<(String, Option<Vec<u8>>)> = [
+        ("a", Some(&b"9.5"[..])),
+        ("b", Some(b"")),
+        ("c", Some(b"")),
+        ("d", Some(b"text with > and ]")),
+        ("e", None),  // a reference: the text is not the bytes
+        ("f", None),  // a child element
+        ("h", None),  // a comment
+        ("i", None),  // a CR: the text reads LF
+        ("j", None),  // CDATA
+        ("k", Some(b"  spaced  ")),
+    ]
+    .into_iter()
+    .map(|(n, v)| (n.to_string(), v.map(<[u8]>::to_vec)))
+    .collect();
+    assert_eq!(got, want);
+    // each plain content is the element's string value
+    for e in doc.root_element().element_children() {
+        if let Some(raw) = e.plain_content() {
+            assert_eq!(std::str::from_utf8(raw).unwrap(), e.value(), "{}", e.name());
+        }
+    }
+    // not an element
+    assert_eq!(doc.root().plain_content(), None);
+    let attr = doc.root_element().element_children().nth(3).unwrap().attributes().next().unwrap();
+    assert_eq!(attr.plain_content(), None);
+}

@@ -154,12 +154,7 @@ impl<'d> Tape<'d> {
     /// stand (no child records, no reference or CR to decode).
     #[inline]
     pub fn element_raw(&self, n: &Node<'d>) -> Option<&'d [u8]> {
-        let e = n.record()?;
-        if self.has_child_records(e) {
-            return None;
-        }
-        let raw = &self.doc.text()[n.content_range()?];
-        memchr::memchr2(b'&', b'\r', raw).is_none().then_some(raw)
+        n.plain_content()
     }
 
     /// An element's string-value, borrowed for a leaf element whose content
