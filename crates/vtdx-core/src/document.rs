@@ -368,7 +368,7 @@ impl<'a> Document<'a> {
         let p = if aa > e + ELEM_WORDS {
             self.attr_value_range(aa - ATTR_WORDS).end + 1
         } else {
-            self.start_at(e) + 1 + self.names.qname(self.sym_at(e)).len()
+            self.start_at(e) + 1 + self.names.qname_len(self.sym_at(e))
         };
         let p = skip_ws(t, p);
         if t.get(p) == Some(&b'/') {
@@ -390,7 +390,7 @@ impl<'a> Document<'a> {
         while p > 0 && matches!(t[p - 1], b' ' | b'\t' | b'\n' | b'\r') {
             p -= 1;
         }
-        let s = p.saturating_sub(self.names.qname(self.sym_at(e)).len() + 2);
+        let s = p.saturating_sub(self.names.qname_len(self.sym_at(e)) + 2);
         if t.get(s..s + 2) == Some(b"</") {
             s
         } else {

@@ -309,6 +309,11 @@ impl Names {
     pub fn qname(&self, s: Sym) -> &str {
         self.qname_text(self.syms[s as usize].qname)
     }
+    /// The length in bytes of a symbol's qualified name.
+    #[inline]
+    pub fn qname_len(&self, s: Sym) -> usize {
+        self.qnames[self.syms[s as usize].qname as usize].blen as usize
+    }
     /// The prefix of a symbol's qualified name ("" when none).
     pub fn prefix(&self, s: Sym) -> &str {
         let q = self.syms[s as usize].qname;

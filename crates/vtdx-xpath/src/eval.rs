@@ -1257,7 +1257,7 @@ impl<'a, 'd> Eval<'a, 'd> {
         let (ta, tb) = (a.ty(), b.ty());
         // Node-set against a scalar, without materializing the node-set.
         if ta == Type::NodeSet && tb != Type::NodeSet && tb != Type::Unknown {
-            let s = self.eval(b, cx)?;
+            let s = if tb == Type::Number { Val::Num(self.eval_number(b, cx)?) } else { self.eval(b, cx)? };
             return self.compare_nodes_scalar(op, a, &s, cx);
         }
         if tb == Type::NodeSet && ta != Type::NodeSet && ta != Type::Unknown {

@@ -83,22 +83,22 @@ pub fn parse_bytes(b: &[u8]) -> f64 {
     // digits as an integer mantissa (exact while at most 18 digits).
     let mut m: u64 = 0;
     let mut digits = 0usize;
-    let mut frac: Option<usize> = None;
-    for &c in body {
-        match c {
-            b'0'..=b'9' => {
-                if digits < 18 {
-                    m = m * 10 + (c - b'0') as u64;
-                }
-                digits += 1;
-                if let Some(f) = &mut frac {
-                    *f += 1;
-                }
+    let mut dot: Option<usize> = None;
+    for (k, &c) in body.iter().enumerate() {
+        let d = c.wrapping_sub(b'0');
+        if d < 10 {
+            if digits < 18 {
+                m = m * 10 + u64::from(d);
             }
-            b'.' if frac.is_none() => frac = Some(0),
-            _ => return f64::NAN,
+            digits += 1;
+        } else if c == b'.' && dot.is_none() {
+            dot = Some(k);
+        } else {
+            return f64::NAN;
         }
     }
+    // every byte after the point is a digit
+    let frac = dot.map(|k| body.len() - k - 1);
     if digits == 0 {
         return f64::NAN;
     }
