@@ -241,34 +241,26 @@ pub(crate) fn inherit_xml_attrs<'d>(doc: &'d Document<'d>, alg: Algorithm, e: No
     }
 }
 
-/// Facts about namespace URIs, computed once per namespace id: whether the URI
-/// is relative (an error), and whether writing it needs escaping.
+/// Facts about namespace URIs: whether the URI is relative (an error), and whether
+/// writing it needs escaping. The parser computed both when it interned the URI.
 #[derive(Default)]
-pub(crate) struct NsCache(Vec<u8>);
+pub(crate) struct NsCache;
 
-const NS_KNOWN: u8 = 1;
 const NS_RELATIVE: u8 = 2;
 const NS_ESCAPE: u8 = 4;
 
 impl NsCache {
     #[inline]
     fn flags(&mut self, doc: &Document<'_>, ns: NsId) -> u8 {
-        let k = ns as usize;
-        if self.0.len() <= k {
-            self.0.resize(k + 1, 0);
+        let names = doc.names();
+        let mut f = 0;
+        if ns != NS_NONE && !names.ns_has_scheme(ns) {
+            f |= NS_RELATIVE;
         }
-        if self.0[k] == 0 {
-            let u = doc.names().ns_by_id(ns);
-            let mut f = NS_KNOWN;
-            if ns != NS_NONE && !uri::has_scheme(u) {
-                f |= NS_RELATIVE;
-            }
-            if escape::attr_needs_escape(u.as_bytes()) {
-                f |= NS_ESCAPE;
-            }
-            self.0[k] = f;
+        if !names.ns_attr_plain(ns) {
+            f |= NS_ESCAPE;
         }
-        self.0[k]
+        f
     }
 
     /// Fails for a declaration (`prefix`, `ns`) at byte `offset` binding a relative URI.

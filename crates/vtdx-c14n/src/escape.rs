@@ -47,24 +47,6 @@ pub(crate) fn attr_into(out: &mut Vec<u8>, s: &[u8]) {
     out.extend_from_slice(&s[last..]);
 }
 
-/// Does writing `s` as an attribute value change it? (`&` `"` TAB LF CR are all
-/// below 0x27, so eight bytes at a time: a chunk with no byte below 0x27 and
-/// no `<` is clean; any other chunk is checked byte by byte.)
-pub(crate) fn attr_needs_escape(s: &[u8]) -> bool {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let mut chunks = s.chunks_exact(8);
-    for c in &mut chunks {
-        let v = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        // bytes below 0x27 (no byte of a UTF-8 string has the high bit set and is
-        // below 0x27, so the borrow trick is exact here), or a `<`
-        if (v.wrapping_sub(LO * 0x27) & !v & HI) | has_byte(v, b'<') != 0 && c.iter().any(|&b| CLASS[b as usize] & 16 != 0) {
-            return true;
-        }
-    }
-    chunks.remainder().iter().any(|&b| CLASS[b as usize] & 16 != 0)
-}
-
 /// Byte classes: bit 1 = changes in text (`&` `>` CR); bit 2 = changes when
 /// an attribute value is read (`&` TAB LF CR); bit 4 = escaped in a canonical
 /// attribute value though unchanged by reading (`"`, and `<`, which cannot
@@ -148,23 +130,6 @@ mod tests {
         assert_eq!(scan_attr_value(t, 9, b'\''), (12, true, false));
         assert_eq!(scan_attr_value(t, 15, b'"'), (18, false, false));
         assert_eq!(scan_attr_value(t, 21, b'"'), (24, false, false));
-    }
-
-    #[test]
-    fn attr_escape_check() {
-        for (s, want) in [
-            (&b"http://www.w3.org/2000/09/xmldsig#"[..], false),
-            (b"urn:x:y", false),
-            (b"http://a.example/with space/and-more-than-eight", false),
-            (b"http://a.example/q?a=1&b=2", true),
-            (b"http://a.example/<x>", true),
-            (b"abcdefgh\"ijklmnop", true),
-            (b"abcdefghijklmno\t", true),
-            (b"\n", true),
-            (b"caf\xc3\xa9-\xe2\x82\xac-unicode-uri", false),
-        ] {
-            assert_eq!(attr_needs_escape(s), want, "{:?}", String::from_utf8_lossy(s));
-        }
     }
 
     #[test]

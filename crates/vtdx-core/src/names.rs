@@ -83,6 +83,8 @@ pub struct Names {
     pub(crate) syms: Vec<SymInfo>,
     pub(crate) sym_map: HashMap<(QNameId, NsId), Sym, BuildFx>,
     pub(crate) ns: Vec<Box<str>>,
+    /// Per namespace id: [`NS_HAS_SCHEME`] and [`NS_ATTR_PLAIN`] bits, computed when interned.
+    ns_flags: Vec<u8>,
     pub(crate) ns_map: HashMap<Box<[u8]>, NsId, BuildFx>,
     cache: Vec<CacheEntry>,
 }
@@ -126,6 +128,20 @@ pub(crate) fn load16_at(text: &[u8], pos: usize, len: usize) -> (u64, u64) {
     }
 }
 
+const NS_HAS_SCHEME: u8 = 1;
+const NS_ATTR_PLAIN: u8 = 2;
+
+/// The [`Names::ns_has_scheme`] and [`Names::ns_attr_plain`] bits of a namespace URI.
+fn ns_flags_of(uri: &[u8]) -> u8 {
+    let scheme = uri.first().is_some_and(u8::is_ascii_alphabetic) && {
+        let rest = &uri[1..];
+        let end = rest.iter().position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.')));
+        end.is_some_and(|i| rest[i] == b':')
+    };
+    let plain = !uri.iter().any(|&c| matches!(c, b'&' | b'<' | b'"' | b'\t' | b'\n' | b'\r'));
+    (if scheme { NS_HAS_SCHEME } else { 0 }) | (if plain { NS_ATTR_PLAIN } else { 0 })
+}
+
 impl Default for Names {
     fn default() -> Self {
         Self::new()
@@ -144,6 +160,7 @@ impl Names {
             syms: Vec::with_capacity(64),
             sym_map: HashMap::with_capacity_and_hasher(64, BuildFx),
             ns: Vec::new(),
+            ns_flags: Vec::new(),
             ns_map: HashMap::with_hasher(BuildFx),
             cache: Vec::new(),
         };
@@ -160,6 +177,7 @@ impl Names {
         self.syms.clear();
         self.sym_map.clear();
         self.ns.clear();
+        self.ns_flags.clear();
         self.ns_map.clear();
         self.cache.clear();
         self.cache.resize(CACHE_SIZE, EMPTY_ENTRY);
@@ -181,8 +199,24 @@ impl Names {
         }
         let id = self.ns.len() as NsId;
         self.ns.push(String::from_utf8_lossy(uri).into());
+        self.ns_flags.push(ns_flags_of(uri));
         self.ns_map.insert(uri.into(), id);
         id
+    }
+
+    /// True when namespace `ns` is an absolute URI: it starts with a scheme (RFC 3986
+    /// `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`). Canonical XML rejects
+    /// relative namespace URIs.
+    #[inline]
+    pub fn ns_has_scheme(&self, ns: NsId) -> bool {
+        self.ns_flags.get(ns as usize).is_some_and(|f| f & NS_HAS_SCHEME != 0)
+    }
+
+    /// True when namespace `ns` can be written in a double-quoted attribute value as it
+    /// stands: it has no `&`, `<`, `"`, tab, LF or CR.
+    #[inline]
+    pub fn ns_attr_plain(&self, ns: NsId) -> bool {
+        self.ns_flags.get(ns as usize).is_some_and(|f| f & NS_ATTR_PLAIN != 0)
     }
 
     /// Interns a qualified name whose syntax has already been checked.
@@ -449,6 +483,44 @@ impl FxHasher {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn namespace_flags() {
+        // plain in a double-quoted attribute value: none of & < " tab LF CR
+        for (uri, plain) in [
+            (&b"http://www.w3.org/2000/09/xmldsig#"[..], true),
+            (b"urn:x:y", true),
+            (b"http://a.example/with space/and-more-than-eight", true),
+            (b"http://a.example/q?a=1&b=2", false),
+            (b"http://a.example/<x>", false),
+            (b"abcdefgh\"ijklmnop", false),
+            (b"abcdefghijklmno\t", false),
+            (b"\n", false),
+            (b"caf\xc3\xa9-\xe2\x82\xac-unicode-uri", true),
+        ] {
+            assert_eq!(ns_flags_of(uri) & NS_ATTR_PLAIN != 0, plain, "{:?}", String::from_utf8_lossy(uri));
+        }
+        // RFC 3986 scheme: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"
+        for (uri, scheme) in [
+            (&b"http://x"[..], true),
+            (b"urn:x", true),
+            (b"a+b-c.d9:rest", true),
+            (b"x:", true),
+            (b"9p:x", false),
+            (b"relative/path", false),
+            (b"../up", false),
+            (b"", false),
+            (b"no_underscore:x", false),
+            (b"noscheme", false),
+        ] {
+            assert_eq!(ns_flags_of(uri) & NS_HAS_SCHEME != 0, scheme, "{:?}", String::from_utf8_lossy(uri));
+        }
+        let mut n = Names::new();
+        let a = n.intern_ns("http://a.example/q?a=1&b=2");
+        let b = n.intern_ns("rel");
+        assert!(n.ns_has_scheme(a) && !n.ns_attr_plain(a));
+        assert!(!n.ns_has_scheme(b) && n.ns_attr_plain(b));
+    }
 
     #[test]
     fn interning() {
