@@ -96,6 +96,11 @@ struct Tree<'d, 'c, 'w, W: Write + ?Sized> {
     dtd_atts: bool,
     /// Per symbol: 0 unknown, 1 no attribute definitions in the DTD, 2 some.
     dtd_cache: Vec<u8>,
+    /// Bumped whenever `rendered` changes: the key of `utilized_rendered`.
+    rendered_gen: u32,
+    /// A direct-mapped memo by symbol: (symbol, `rendered_gen + 1`) when the output
+    /// was last seen to bind the symbol's prefix to its namespace already.
+    utilized_rendered: [(u32, u32); 32],
 }
 
 impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
@@ -172,6 +177,55 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     /// Processes the start tag of the element record at word `i`; returns the word
     /// after its attribute records.
     fn open(&mut self, i: u32, parent_output: bool) -> Result<u32, C14nError> {
+        if let Some(next_word) = self.open_plain(i, parent_output)? {
+            return Ok(next_word);
+        }
+        self.open_general(i, parent_output)
+    }
+
+    /// The commonest start tag of Exclusive C14N, without the general bookkeeping:
+    /// `<qname>` with no attributes or declarations, inside output, whose prefix
+    /// the output already binds to its namespace (so it renders no declaration) and
+    /// no DTD attribute definitions or InclusiveNamespaces prefix list in play. It is
+    /// copied as it stands. `Ok(None)` (nothing done) for anything else.
+    #[inline]
+    fn open_plain(&mut self, i: u32, parent_output: bool) -> Result<Option<u32>, C14nError> {
+        if !(self.exclusive && self.fast && parent_output && !self.dtd_atts && self.c.prefixes.is_empty()) {
+            return Ok(None);
+        }
+        let tape = self.tape;
+        let iu = i as usize;
+        let next = tape[iu + 2];
+        let after = i + ELEM_WORDS;
+        if after < next && matches!(tape[after as usize] >> KIND_SHIFT, K_ATTR | K_NSDECL) {
+            return Ok(None);
+        }
+        let sym = tape[iu] & PAYLOAD_MASK;
+        let start = tape[iu + 1] as usize;
+        let gt = start + 1 + self.names.qname_len(sym);
+        if self.text.get(gt) != Some(&b'>') {
+            return Ok(None); // white space before `>`, or an empty-element tag
+        }
+        let slot = sym as usize % self.utilized_rendered.len();
+        let known = self.utilized_rendered[slot] == (sym, self.rendered_gen + 1);
+        if !known {
+            let p = self.names.prefix(sym);
+            if p == "xml" || lookup(self.rendered.as_slice(), p).unwrap_or(NS_NONE) != self.names.ns_id(sym) {
+                return Ok(None);
+            }
+            self.utilized_rendered[slot] = (sym, self.rendered_gen + 1);
+        }
+        let qname = self.names.qname(sym);
+        let end = tape[iu + 4] as usize;
+        self.raw(start..gt + 1)?;
+        self.stack.push(Open { next, end, qname, empty: false, scope: self.scope.len(), rendered: self.rendered.len() });
+        self.pos = gt + 1;
+        Ok(Some(after))
+    }
+
+    /// Any start tag: the attribute records, the namespace declarations to render,
+    /// then the tag copied or rebuilt.
+    fn open_general(&mut self, i: u32, parent_output: bool) -> Result<u32, C14nError> {
         let tape = self.tape;
         let t = self.text;
         let names = self.names;
@@ -287,6 +341,9 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         }
         if raw_ok {
             raw_ok = out.len() == self.decls.len() && out.as_slice().iter().zip(self.decls.as_slice()).all(|(&(p, ns), &(q, m, _))| p == q && ns == m);
+        }
+        if !out.is_empty() {
+            self.rendered_gen += 1;
         }
         for &x in out.as_slice() {
             self.rendered.push(x);
@@ -448,7 +505,10 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         }
         self.pos = o.end;
         self.scope.truncate(o.scope);
-        self.rendered.truncate(o.rendered);
+        if o.rendered < self.rendered.len() {
+            self.rendered.truncate(o.rendered);
+            self.rendered_gen += 1;
+        }
         self.sink.maybe_flush()
     }
 
@@ -690,6 +750,8 @@ pub(crate) fn run<'d, W: Write + ?Sized>(
         ns_cache: NsCache::default(),
         dtd_atts: doc.dtd().is_some_and(|d| !d.attributes.is_empty()),
         dtd_cache: Vec::new(),
+        rendered_gen: 0,
+        utilized_rendered: [(0, 0); 32],
     };
     if excluded.iter().any(|n| n.is_root()) {
         // the whole document is excluded

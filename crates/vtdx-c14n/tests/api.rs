@@ -192,3 +192,28 @@ fn utf16_and_latin1_inputs_give_utf8() {
     let doc = Document::parse(latin1).unwrap();
     assert_eq!(Canonicalizer::new(Algorithm::C14n10).document_to_vec(&doc).unwrap(), "<a>\u{e9}</a>".as_bytes());
 }
+
+/// Exclusive C14N renders a prefix where it is visibly utilized and the output
+/// does not already bind it so (Exc-C14N §3). Plain start tags are copied on a
+/// fast path that remembers which prefixes the output binds; these documents
+/// change that binding (by an output declaration, and by leaving an element
+/// that made one) between two uses of the same element name.
+#[test]
+fn exclusive_rendering_follows_the_output_bindings() {
+    let cases = [
+        // p is rebound to urn:2 in the output by p:z; w redeclares urn:1 without
+        // utilizing it, so the second p:b must declare it again
+        (
+            r#"<p:a xmlns:p="urn:1"><p:b>x</p:b><p:z xmlns:p="urn:2"><w xmlns:p="urn:1"><p:b>y</p:b></w></p:z></p:a>"#,
+            r#"<p:a xmlns:p="urn:1"><p:b>x</p:b><p:z xmlns:p="urn:2"><w><p:b xmlns:p="urn:1">y</p:b></w></p:z></p:a>"#,
+        ),
+        // the first outer p:b renders p; after it closes, its sibling must render p again
+        (
+            r#"<r xmlns:p="urn:1"><x><p:b><p:b>1</p:b></p:b></x><p:b>2</p:b></r>"#,
+            r#"<r><x><p:b xmlns:p="urn:1"><p:b>1</p:b></p:b></x><p:b xmlns:p="urn:1">2</p:b></r>"#,
+        ),
+    ];
+    for (input, want) in cases {
+        assert_eq!(c14n(Algorithm::ExcC14n10, input), want, "{input}");
+    }
+}
