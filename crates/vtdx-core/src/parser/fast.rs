@@ -1,12 +1,14 @@
 //! The lean path through element content.
 //!
 //! Most of a document is made of a few kinds of items: character data without
-//! references, start tags whose names were seen before and whose attributes are
-//! `name="value"` with plain values, and end tags. [`Run::content_fast`] parses
+//! references, start tags whose names were seen before and whose attributes
+//! (namespace declarations included) are `name="value"` with plain values, and
+//! end tags. [`Run::content_fast`] parses
 //! runs of those with the parser's state held in locals (the general path reaches
 //! it through `self` and spills it around every call), and hands over to the
 //! general loop at the first item it does not handle: a comment, CDATA section, PI,
-//! reference, namespace declaration, anything unusual or malformed. Handing over
+//! reference, a reserved prefix or namespace, a DTD that may type a declaration,
+//! anything unusual or malformed. Handing over
 //! leaves the state exactly as the general path would have, so that path still
 //! makes every check and every error message; this one only ever accepts what it
 //! would accept too.
@@ -38,6 +40,7 @@ impl Run<'_> {
         let max_depth = limits.max_depth as usize;
         let max_attrs = limits.max_attributes as usize;
         let ns_on = self.ns_on;
+        let has_dtd = self.dtd.is_some();
         let (q_xml, q_xmlns) = (self.q_xml, self.q_xmlns);
         let st = &mut *self.st;
         let stack = &mut st.stack;
@@ -150,6 +153,7 @@ impl Run<'_> {
                 return pos;
             }
             attrs.clear();
+            let (mut decls, mut unbound) = (false, false);
             let mut p = ne;
             let empty = loop {
                 let Some(&(mut c)) = t.get(p) else { return pos };
@@ -187,44 +191,70 @@ impl Run<'_> {
                     return pos;
                 }
                 let aq = names.intern_qname_at(t, an, ae);
+                let mut is_decl = false;
                 let mut ans = NS_NONE;
                 if ns_on {
                     let info = &names.qnames[aq as usize];
-                    if info.qname_ok != 1 || aq == q_xmlns || info.prefix == q_xmlns {
+                    if info.qname_ok != 1 {
                         return pos;
                     }
-                    if info.prefix != NO_PREFIX {
+                    is_decl = aq == q_xmlns || info.prefix == q_xmlns;
+                    if is_decl {
+                        // not when a DTD may type it, or its value needs normalizing
+                        if has_dtd || memchr3(b'\t', b'\n', b'\r', &t[vs..stop]).is_some() {
+                            return pos;
+                        }
+                        decls = true;
+                    } else if info.prefix != NO_PREFIX {
+                        // resolved again below when the tag declares namespaces
                         match bound(bindings, info.prefix) {
                             Some(n) => ans = n,
-                            None => return pos,
+                            None => unbound = true,
                         }
                     }
                 }
-                attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: stop as u32, ns: ans, is_decl: false, plain: true });
+                attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: stop as u32, ns: ans, is_decl, plain: true });
                 p = stop + 1;
             };
-            let ens = if !ns_on || bindings.is_empty() {
-                if eprefix != NO_PREFIX && ns_on {
-                    return pos;
+            // A tag with declarations pushes its bindings here; handing over drops them.
+            let bind_base = bindings.len();
+            let checked = 'check: {
+                if decls {
+                    if !declare(names, bindings, attrs, t, q_xml, q_xmlns) {
+                        break 'check None;
+                    }
+                } else if unbound {
+                    break 'check None;
                 }
-                NS_NONE
-            } else {
-                match bound(bindings, eprefix) {
-                    Some(n) => n,
-                    None if eprefix == NO_PREFIX => NS_NONE,
-                    None => return pos,
+                let ens = if !ns_on || bindings.is_empty() {
+                    if eprefix != NO_PREFIX && ns_on {
+                        break 'check None;
+                    }
+                    NS_NONE
+                } else {
+                    match bound(bindings, eprefix) {
+                        Some(n) => n,
+                        None if eprefix == NO_PREFIX => NS_NONE,
+                        None => break 'check None,
+                    }
+                };
+                let n = attrs.len();
+                if n > 1 && (n > 16 || first_duplicate(attrs, t, ns_on).is_some()) {
+                    break 'check None;
                 }
+                let Some(sym) = names.sym(qid, ens) else { break 'check None };
+                for a in attrs.iter() {
+                    if names.sym(a.qid, a.ns).is_none() {
+                        break 'check None;
+                    }
+                }
+                Some(sym)
+            };
+            let Some(sym) = checked else {
+                bindings.truncate(bind_base);
+                return pos;
             };
             let n = attrs.len();
-            if n > 1 && (n > 16 || first_duplicate(attrs, t, ns_on).is_some()) {
-                return pos;
-            }
-            let Some(sym) = names.sym(qid, ens) else { return pos };
-            for a in attrs.iter() {
-                if names.sym(a.qid, a.ns).is_none() {
-                    return pos;
-                }
-            }
             // accepted: record it as `start_tag` would
             {
                 let top = &mut stack[depth - 1];
@@ -241,14 +271,51 @@ impl Run<'_> {
             put(tape, [(K_ELEM << KIND_SHIFT) | sym, pos as u32, end_rec, top.rec, end_off]);
             for a in attrs.iter() {
                 let s = names.sym(a.qid, a.ns).unwrap_or(0);
-                put(tape, [(K_ATTR << KIND_SHIFT) | s, a.name_off]);
+                let k = if a.is_decl { K_NSDECL } else { K_ATTR };
+                put(tape, [(k << KIND_SHIFT) | s, a.name_off]);
             }
-            if !empty {
-                stack.push(OpenElem { rec, name_start: ns as u32, name_len: (ne - ns) as u32, bindings: bindings.len() as u32, qid, last_child: NO_PREFIX });
+            if empty {
+                bindings.truncate(bind_base);
+            } else {
+                stack.push(OpenElem { rec, name_start: ns as u32, name_len: (ne - ns) as u32, bindings: bind_base as u32, qid, last_child: NO_PREFIX });
             }
             pos = p;
         }
     }
+}
+
+/// The namespace declarations of a start tag on the lean path (as `Run::namespaces`
+/// makes them): pushes their bindings, then resolves the prefixed attributes with
+/// them. `false` when the general path must take the tag (a reserved prefix or
+/// namespace, an empty prefixed declaration, an unbound prefix); the caller drops
+/// the bindings pushed so far.
+#[inline(never)]
+fn declare(names: &mut Names, bindings: &mut Vec<Binding>, attrs: &mut [AttrScratch], t: &[u8], q_xml: QNameId, q_xmlns: QNameId) -> bool {
+    for a in attrs.iter_mut().filter(|a| a.is_decl) {
+        let uri = &t[a.val_start as usize..a.val_end as usize];
+        // `xmlns` or `xmlns:prefix`
+        let prefix = if a.qid == q_xmlns { NO_PREFIX } else { names.intern_qname(&t[a.name_off as usize + 6..a.name_end as usize]) };
+        let reserved = prefix == q_xmlns || prefix == q_xml || uri == XML_NAMESPACE.as_bytes() || uri == XMLNS_NAMESPACE.as_bytes();
+        if reserved || (prefix != NO_PREFIX && uri.is_empty()) {
+            return false;
+        }
+        let id = if uri.is_empty() { NS_NONE } else { names.intern_ns_bytes(uri) };
+        bindings.push(Binding { prefix, ns: id });
+        a.ns = NS_XMLNS;
+    }
+    for a in attrs.iter_mut().filter(|a| !a.is_decl) {
+        let prefix = names.qnames[a.qid as usize].prefix;
+        if prefix != NO_PREFIX {
+            if prefix == q_xml || prefix == q_xmlns {
+                return false;
+            }
+            match bindings.iter().rev().find(|b| b.prefix == prefix) {
+                Some(b) => a.ns = b.ns,
+                None => return false,
+            }
+        }
+    }
+    true
 }
 
 #[cfg(test)]
@@ -279,6 +346,8 @@ mod tests {
         "<e/>", "<e />", "<f x='1'/>", "<f x=\"1\" y='2'/>", "<f\tx = '1'/>", "<f p:x='1' q:x='2'/>",
         "<f x='&amp;'/>", "<f xmlns='urn:d'/>", "<f xmlns:p='urn:other'/>", "<f xml:lang='en'/>", "<p:f/>",
         "<f p:y='1'/>", "<f a='1' b='2' c='3'/>", "<abcde/>", "<abcd/>", "<q:h/>", "<g x='a long value, longer than sixteen bytes'/>", "<a-name-longer-than-16-bytes/>", "<a-name-longer-than-16-bytez/>",
+        "<f q:x='1' xmlns:q='urn:q2'/>", "<q:g xmlns:q='urn:q3'><q:h/></q:g>", "<f xmlns:p='urn:tab\tbed'/>",
+        "<f xmlns:p='urn:p' xmlns='urn:d2' p:a='1' a='2'/>", "<f xmlns:s='urn:s' xml:lang='en'/>",
         "<a-name-longer-than-16-bytes-and-more/>", "<g x='a value longer than the sixty-four bytes looked at sixteen at a time'/>",
     ];
     /// ... and malformed ones, rarer, so both paths must fail the same way too.
@@ -286,6 +355,10 @@ mod tests {
         "]]>", "<f x='1'y='2'/>", "<f x='1' x='2'/>", "<f p:x='1' p:x='2'/>", "<f x='a<b'/>", "<f x='&undeclared;'/>",
         "<u:f/>", "<f x='1'", "<f/ >", "<1f/>", "<f:/>", "<f x='unterminated/>", "<f xmlns:xmlns='u'/>", "</>",
         "</nope>", "<f a='1' b='2' c='3' d='4'/>", "<verylongname/>", "<abcdefgh/>", "<f abcdefgh='1'/>",
+        "<f xmlns:p=''/>", "<f xmlns:x='http://www.w3.org/XML/1998/namespace'/>", "<f xmlns='http://www.w3.org/2000/xmlns/'/>",
+        "<f xmlns:q='a' xmlns:q='b'/>", "<f xmlns:q='a' q:x='1' xmlns:r='a' r:x='2'/>", "<f xmlns:xml='urn:not-xml'/>",
+        // the lean path declares s, then hands the tag over (xml:lang): s must not stay bound
+        "<f xmlns:s='urn:s' xml:lang='en'/><s:x/>",
     ];
     const NAMES: &[&str] = &["a", "b", "p:c", "d", "a", "q:h", "p:a-name-longer-than-16-bytes", "a-name-longer-than-16-bytes", "a-name-longer-than-16-bytez"];
     const ATTRS: &[&str] = &["", "", " x='1'", " p:y=\"2\"", " x='1' y='\u{e9}'", "  ", " xmlns:q='urn:q'", " xmlns='urn:d'", " xmlns=''"];
