@@ -268,7 +268,7 @@ def run_workload(workload, mode, with_jvm, log):
         print(f"    {key:<22} {len(lines):4d} results  {dt:6.1f} s", flush=True)
 
     if workload == "scan":
-        go("rust", docs, policy_args(pol), ["memchr", "memcpy"])
+        go("rust", docs, policy_args(pol), ["memchr", "memcpy", "vtdx-edit"])
     elif workload == "c14n":
         # every native program: the ones without Canonical XML print a skip line per document; the JVM
         # peers have none (Apache Santuario would be Java's; it is not among the peers)
@@ -531,7 +531,7 @@ def check(workload, results, docs, with_jvm, quick):
                         fails.append(f"python: vtdx-py's canonical output of {d} differs from lxml's")
     if workload == "scan":
         for d in docs:
-            for p in ("memchr", "memcpy"):
+            for p in ("memchr", "memcpy", "vtdx-edit"):
                 if (p, d, None) not in by:
                     fails.append(f"scan: no {p} result for {d}")
     return fails, notes
