@@ -153,6 +153,10 @@ impl<'a> Document<'a> {
         if self.expansions.is_empty() {
             return Cow::Borrowed(self.text());
         }
+        if let SourceEncoding::Utf8 { bom } = self.encoding {
+            // UTF-8 input is its own text (validated when parsed): no second pass
+            return Cow::Borrowed(&self.source[if bom { 3 } else { 0 }..]);
+        }
         match input::decode(&self.source) {
             Ok(d) => d.text,
             // it decoded when parsed
