@@ -145,9 +145,9 @@ impl Run<'_> {
                     (names.intern_qname_at(t, ns, ne), ne)
                 }
             };
-            let (eprefix, ok) = {
+            let (eprefix, ok, last) = {
                 let info = &names.qnames[qid as usize];
-                (info.prefix, !ns_on || info.qname_ok == 1)
+                (info.prefix, !ns_on || info.qname_ok == 1, (info.last_ns, info.last_sym))
             };
             if !ok {
                 return pos;
@@ -242,7 +242,15 @@ impl Run<'_> {
                 if n > 1 && (n > 16 || first_duplicate(attrs, t, ns_on).is_some()) {
                     break 'check None;
                 }
-                let Some(sym) = names.sym(qid, ens) else { break 'check None };
+                // the symbol: usually the one this name had last time
+                let sym = if last.0 == ens {
+                    last.1
+                } else {
+                    match names.sym(qid, ens) {
+                        Some(s) => s,
+                        None => break 'check None,
+                    }
+                };
                 for a in attrs.iter() {
                     if names.sym(a.qid, a.ns).is_none() {
                         break 'check None;
