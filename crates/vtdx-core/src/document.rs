@@ -763,11 +763,18 @@ impl<'d> Node<'d> {
                 }
             }
             REC_MARK if d.kind_at(self.a) == K_ELEM => {
-                let t = Node { doc: d, a: self.a, b: TEXT_START_MARK };
-                if !t.text_range().is_empty() {
-                    return Some(t);
+                // text before the first child record (or the end tag)? Without child
+                // records the content is text or nothing: look at one byte.
+                let first = d.first_child_record(self.a);
+                let ste = d.start_tag_end(self.a);
+                let text = match first {
+                    Some(c) => ste < d.start_at(c),
+                    None => ste < d.end_at(self.a) && d.text().get(ste) != Some(&b'<'),
+                };
+                if text {
+                    return Some(Node { doc: d, a: self.a, b: TEXT_START_MARK });
                 }
-                d.first_child_record(self.a).map(|c| Node::rec(d, c))
+                first.map(|c| Node::rec(d, c))
             }
             _ => None,
         }
