@@ -91,6 +91,9 @@ struct Tree<'d, 'c, 'w, W: Write + ?Sized> {
     decls: Stack<(&'d str, NsId, usize), 4>,
     ns_out: Stack<(&'d str, NsId), 4>,
     atts: Vec<Att<'d>>,
+    /// The attributes of the start tag being opened: (symbol, value start, value end,
+    /// whether the value reads as written).
+    raw_atts: Stack<(u32, u32, u32, bool), 4>,
     scratch: Vec<u8>,
     ns_cache: NsCache,
     dtd_atts: bool,
@@ -237,6 +240,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         let end = tape[iu + 4] as usize;
         let (scope_mark, rendered_mark) = (self.scope.len(), self.rendered.len());
         self.decls.clear();
+        self.raw_atts.clear();
 
         // the attribute records: value ranges, the raw checks, the declarations
         // (the apex of an inclusive algorithm declares what it inherits: rebuilt)
@@ -289,6 +293,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                 self.decls.push((prefix, ns, astart));
                 self.scope.push((prefix, ns));
             } else {
+                self.raw_atts.push((asym, vs as u32, ve as u32, as_is));
                 if raw_ok {
                     let key = (names.ns_uri(asym), names.local(asym));
                     if n_attrs > 0 && key <= prev_key {
@@ -454,18 +459,28 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     #[cold]
     #[inline(never)]
     fn generate_start_tag(&mut self, start: usize, qname: &'d str, parent_output: bool, dtd_decl: bool) -> io::Result<()> {
-        let e = self.node_for(start);
         let mut atts = std::mem::take(&mut self.atts);
         atts.clear();
-        atts.extend(e.attributes().map(Att::of));
-        if dtd_decl {
-            let names = self.names;
-            let scope = self.scope.as_slice();
-            common::defaults_of(self.doc, e, &|p| lookup(scope, p).filter(|&n| n != NS_NONE).map(|n| names.ns_by_id(n)), &mut atts);
-        }
-        if !self.exclusive && !parent_output {
-            let ancestors: Vec<(Node<'d>, bool)> = e.ancestors().filter(|a| a.is_element()).map(|a| (a, false)).collect();
-            common::inherit_xml_attrs(self.doc, self.c.alg, e, &ancestors, &mut atts);
+        if !dtd_decl && (self.exclusive || parent_output) && self.raw_atts.as_slice().iter().all(|a| a.3) {
+            // values that read as written, no DTD defaults, nothing inherited: straight
+            // from the start tag's records and bytes
+            let (names, t) = (self.names, self.text);
+            for &(s, vs, ve, _) in self.raw_atts.as_slice() {
+                let value = std::str::from_utf8(&t[vs as usize..ve as usize]).unwrap_or("");
+                atts.push(Att { ns: names.ns_uri(s), local: names.local(s), qname: names.qname(s), value: std::borrow::Cow::Borrowed(value) });
+            }
+        } else {
+            let e = self.node_for(start);
+            atts.extend(e.attributes().map(Att::of));
+            if dtd_decl {
+                let names = self.names;
+                let scope = self.scope.as_slice();
+                common::defaults_of(self.doc, e, &|p| lookup(scope, p).filter(|&n| n != NS_NONE).map(|n| names.ns_by_id(n)), &mut atts);
+            }
+            if !self.exclusive && !parent_output {
+                let ancestors: Vec<(Node<'d>, bool)> = e.ancestors().filter(|a| a.is_element()).map(|a| (a, false)).collect();
+                common::inherit_xml_attrs(self.doc, self.c.alg, e, &ancestors, &mut atts);
+            }
         }
         common::sort_atts(&mut atts);
         self.end_span()?;
@@ -746,6 +761,7 @@ pub(crate) fn run<'d, W: Write + ?Sized>(
         decls: Stack::new(),
         ns_out: Stack::new(),
         atts: Vec::new(),
+        raw_atts: Stack::new(),
         scratch: Vec::new(),
         ns_cache: NsCache::default(),
         dtd_atts: doc.dtd().is_some_and(|d| !d.attributes.is_empty()),
