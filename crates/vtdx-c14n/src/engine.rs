@@ -492,7 +492,7 @@ pub(crate) fn run_set<'d, W: Write + ?Sized>(
         decls: Vec::new(),
         ns_out: Vec::new(),
         atts: Vec::new(),
-        ns_cache: NsCache::default(),
+        ns_cache: NsCache,
         dtd_atts: doc.dtd().is_some_and(|d| !d.attributes.is_empty()),
     };
     en.set_walk(include)?;

@@ -763,7 +763,7 @@ pub(crate) fn run<'d, W: Write + ?Sized>(
         atts: Vec::new(),
         raw_atts: Stack::new(),
         scratch: Vec::new(),
-        ns_cache: NsCache::default(),
+        ns_cache: NsCache,
         dtd_atts: doc.dtd().is_some_and(|d| !d.attributes.is_empty()),
         dtd_cache: Vec::new(),
         rendered_gen: 0,
