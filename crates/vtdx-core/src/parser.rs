@@ -639,35 +639,27 @@ impl Run<'_> {
             if !fragment {
                 pos = self.content_fast(t, pos, base);
             }
-            // character data up to the next markup; most gaps are short (indentation,
-            // short values), so look at a few bytes before calling memchr3
-            let quick = find_special16(t, pos);
-            if let Some(k) = quick.filter(|&k| t[k] == b'<') {
-                pos = k;
-            } else { loop {
-                match crate::chars::find3(t, pos, b'<', b'&', b']').map(|at| at - pos) {
-                    None => {
-                        if fragment && self.st.stack.len() == base {
-                            return Ok(t.len());
-                        }
-                        let name = self.st.stack.last().map_or(String::new(), |o| snippet(&t[o.name_start as usize..(o.name_start + o.name_len) as usize], 60));
-                        return Err(err(ErrorKind::UnclosedElement { name }, t, t.len()));
+            // character data up to the next markup
+            loop {
+                let Some(at) = crate::chars::find3(t, pos, b'<', b'&', b']') else {
+                    if fragment && self.st.stack.len() == base {
+                        return Ok(t.len());
                     }
-                    Some(i) => {
-                        pos += i;
-                        match t[pos] {
-                            b'<' => break,
-                            b'&' => pos = self.content_reference(t, pos)?,
-                            _ => {
-                                if t[pos..].starts_with(b"]]>") {
-                                    return Err(syntax(t, pos, "`]]>` is not allowed in character data".into()));
-                                }
-                                pos += 1;
-                            }
+                    let name = self.st.stack.last().map_or(String::new(), |o| snippet(&t[o.name_start as usize..(o.name_start + o.name_len) as usize], 60));
+                    return Err(err(ErrorKind::UnclosedElement { name }, t, t.len()));
+                };
+                pos = at;
+                match t[pos] {
+                    b'<' => break,
+                    b'&' => pos = self.content_reference(t, pos)?,
+                    _ => {
+                        if t[pos..].starts_with(b"]]>") {
+                            return Err(syntax(t, pos, "`]]>` is not allowed in character data".into()));
                         }
+                        pos += 1;
                     }
                 }
-            } }
+            }
             // markup at pos
             match t.get(pos + 1) {
                 Some(b'/') => {
@@ -735,54 +727,9 @@ impl Run<'_> {
         }
     }
 
-    /// Predicts the element name at `ns` from the names seen before in the same
-    /// place (the sibling that followed the previous sibling last time, or the first
-    /// child of this parent's name last time) and checks the prediction against the
-    /// bytes: two word compares and a look at the byte after the name. Returns the
-    /// qname id and the name's end when the prediction holds.
-    #[inline(always)]
-    fn predict_name(&self, t: &[u8], ns: usize) -> Option<(QNameId, usize)> {
-        let top = self.st.stack.last()?;
-        let guess = if top.last_child != NO_PREFIX {
-            self.names.qnames[top.last_child as usize].next_guess
-        } else {
-            self.names.qnames[top.qid as usize].child_guess
-        };
-        let g = self.names.qnames.get(guess as usize)?;
-        let len = g.len as usize;
-        if len > 16 || ns + len >= t.len() {
-            return None;
-        }
-        if crate::names::load16_at(t, ns, len) != (g.w0, g.w1) {
-            return None;
-        }
-        let after = t[ns + len];
-        // the name really ends there (a non-ASCII byte may continue it: let the full scan decide)
-        if after >= 0x80 || crate::chars::CLASS[after as usize] & crate::chars::NAME_CHAR != 0 {
-            return None;
-        }
-        Some((guess, ns + len))
-    }
-
-    /// Remembers that an element named `qid` is the next child of the open element,
-    /// for the next name prediction.
-    #[inline(always)]
-    fn note_child(&mut self, qid: QNameId) {
-        if let Some(top) = self.st.stack.last_mut() {
-            let prev = top.last_child;
-            top.last_child = qid;
-            let parent_q = top.qid;
-            if prev != NO_PREFIX {
-                self.names.qnames[prev as usize].next_guess = qid;
-            } else {
-                self.names.qnames[parent_q as usize].child_guess = qid;
-            }
-        }
-    }
-
     fn start_tag(&mut self, t: &[u8], pos: usize) -> Result<usize, Error> {
         let ns = pos + 1;
-        let (qid, ne) = match self.predict_name(t, ns) {
+        let (qid, ne) = match self.st.stack.last().and_then(|top| predict_name(&self.names, top, t, ns)) {
             Some(p) => p,
             None => {
                 let ne = match scan_name(t, ns) {
@@ -797,7 +744,7 @@ impl Run<'_> {
             self.qname_check(t, qid, ns, ne)?;
         }
         // remember where this name appeared, for the next prediction
-        self.note_child(qid);
+        note_child(&mut self.st.stack, &mut self.names, qid);
         if self.st.stack.len() as u64 >= self.opts.limits.max_depth as u64 {
             return Err(err(ErrorKind::LimitExceeded { limit: LimitKind::Depth, value: self.st.stack.len() as u64 + 1, max: self.opts.limits.max_depth as u64 }, t, pos));
         }
@@ -971,22 +918,8 @@ impl Run<'_> {
             };
             let uri: &[u8] = &uri;
             let prefix = if a.qid == self.q_xmlns { NO_PREFIX } else { self.names.intern_qname(local_of(&t[a.name_off as usize..a.name_end as usize])) };
-            let nerr = |detail: String| err(ErrorKind::ReservedNamespace { detail }, t, a.name_off as usize);
-            if prefix == self.q_xmlns {
-                return Err(nerr("the prefix `xmlns` must not be declared".into()));
-            }
-            if prefix == self.q_xml {
-                if uri != XML_NAMESPACE.as_bytes() {
-                    return Err(nerr(format!("the prefix `xml` can only be bound to `{XML_NAMESPACE}`")));
-                }
-            } else if uri == XML_NAMESPACE.as_bytes() {
-                return Err(nerr(format!("`{XML_NAMESPACE}` can only be bound to the prefix `xml`")));
-            }
-            if uri == XMLNS_NAMESPACE.as_bytes() {
-                return Err(nerr(format!("`{XMLNS_NAMESPACE}` must not be declared")));
-            }
-            if prefix != NO_PREFIX && uri.is_empty() {
-                return Err(nerr(format!("the prefix `{}` cannot be undeclared (empty namespace name) in XML 1.0", self.names.qname_text(prefix))));
+            if let Some(detail) = declaration_problem(&self.names, self.q_xml, self.q_xmlns, prefix, uri) {
+                return Err(err(ErrorKind::ReservedNamespace { detail }, t, a.name_off as usize));
             }
             let id = if uri.is_empty() { NS_NONE } else { self.names.intern_ns_bytes(uri) };
             self.st.bindings.push(Binding { prefix, ns: id });
@@ -1203,19 +1136,75 @@ impl Run<'_> {
     }
 }
 
-/// The first `<`, `&` or `]` in `t[pos..pos + 16]`, looking at two 8-byte words at a
-/// time (SWAR: a byte equal to the needle becomes zero after XOR; the classic
-/// "has zero byte" expression marks it, and its lowest mark is exact). `None` when
-/// there is none in those 16 bytes or fewer than 16 bytes remain.
+/// Predicts the name of the element at `ns` (just after its `<`) inside `top`, from
+/// the names seen before in the same place (the sibling that followed the previous
+/// sibling last time, or the first child of this parent's name last time), and
+/// checks the prediction against the bytes: two word compares for a name of up to 16
+/// bytes, the arena's bytes for a longer one, and a look at the byte after it.
+/// Returns the qname id and the name's end when the prediction holds.
 #[inline(always)]
-fn find_special16(t: &[u8], pos: usize) -> Option<usize> {
-    let s: &[u8; 16] = t.get(pos..pos + 16)?.try_into().ok()?;
-    let m = crate::chars::mask16(s, b'<', b'&', b']');
-    if m != 0 {
-        Some(pos + m.trailing_zeros() as usize)
-    } else {
-        None
+fn predict_name(names: &Names, top: &OpenElem, t: &[u8], ns: usize) -> Option<(QNameId, usize)> {
+    let guess = if top.last_child != NO_PREFIX { names.qnames[top.last_child as usize].next_guess } else { names.qnames[top.qid as usize].child_guess };
+    let g = names.qnames.get(guess as usize)?;
+    let len = g.blen as usize;
+    if ns + len >= t.len() {
+        return None;
     }
+    let same = if g.len as usize == len {
+        crate::names::load16_at(t, ns, len) == (g.w0, g.w1)
+    } else {
+        names.arena.as_bytes().get(g.off as usize..g.off as usize + len) == Some(&t[ns..ns + len])
+    };
+    if !same {
+        return None;
+    }
+    // the name really ends there (a non-ASCII byte may continue it: let the full scan decide)
+    let after = t[ns + len];
+    (after < 0x80 && crate::chars::CLASS[after as usize] & crate::chars::NAME_CHAR == 0).then_some((guess, ns + len))
+}
+
+/// Remembers that an element named `qid` is the next child of the open element,
+/// for the next name prediction.
+#[inline(always)]
+fn note_child(stack: &mut [OpenElem], names: &mut Names, qid: QNameId) {
+    if let Some(top) = stack.last_mut() {
+        let prev = top.last_child;
+        top.last_child = qid;
+        if prev != NO_PREFIX {
+            names.qnames[prev as usize].next_guess = qid;
+        } else {
+            names.qnames[top.qid as usize].child_guess = qid;
+        }
+    }
+}
+
+/// The namespace the declarations in scope bind `prefix` to (a qname id;
+/// `NO_PREFIX` for the default namespace), nearest first. `None` when none does.
+#[inline(always)]
+fn bound(bindings: &[Binding], prefix: QNameId) -> Option<NsId> {
+    bindings.iter().rev().find(|b| b.prefix == prefix).map(|b| b.ns)
+}
+
+/// What is wrong with declaring `prefix` (a qname id, `NO_PREFIX` for `xmlns=`) bound
+/// to `uri` (Namespaces in XML 1.0 §3 and the reserved prefixes and names), or `None`.
+fn declaration_problem(names: &Names, q_xml: QNameId, q_xmlns: QNameId, prefix: QNameId, uri: &[u8]) -> Option<String> {
+    if prefix == q_xmlns {
+        return Some("the prefix `xmlns` must not be declared".into());
+    }
+    if prefix == q_xml {
+        if uri != XML_NAMESPACE.as_bytes() {
+            return Some(format!("the prefix `xml` can only be bound to `{XML_NAMESPACE}`"));
+        }
+    } else if uri == XML_NAMESPACE.as_bytes() {
+        return Some(format!("`{XML_NAMESPACE}` can only be bound to the prefix `xml`"));
+    }
+    if uri == XMLNS_NAMESPACE.as_bytes() {
+        return Some(format!("`{XMLNS_NAMESPACE}` must not be declared"));
+    }
+    if prefix != NO_PREFIX && uri.is_empty() {
+        return Some(format!("the prefix `{}` cannot be undeclared (empty namespace name) in XML 1.0", names.qname_text(prefix)));
+    }
+    None
 }
 
 /// The first of `attrs` that repeats an earlier one, by qualified name or (with

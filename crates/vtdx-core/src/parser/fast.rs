@@ -48,12 +48,13 @@ impl Run<'_> {
         let attrs = &mut st.attrs;
         let tape = &mut self.tape;
         let names = &mut self.names;
-        // the namespace `prefix` is bound to, None for the reserved prefixes or an unbound one
+        // the namespace `prefix` is bound to; None for the reserved prefixes (left to
+        // the general path) or an unbound one
         let bound = |bindings: &[Binding], prefix: QNameId| -> Option<NsId> {
             if prefix == q_xml || prefix == q_xmlns {
                 return None;
             }
-            bindings.iter().rev().find(|b| b.prefix == prefix).map(|b| b.ns)
+            bound(bindings, prefix)
         };
         loop {
             // character data up to the next markup
@@ -113,28 +114,7 @@ impl Run<'_> {
             let top = stack[depth - 1];
             let ns = pos + 1;
             // the name: predicted from where it appeared before, else scanned and interned
-            let guess = if top.last_child != NO_PREFIX {
-                names.qnames[top.last_child as usize].next_guess
-            } else {
-                names.qnames[top.qid as usize].child_guess
-            };
-            let predicted = names.qnames.get(guess as usize).and_then(|g| {
-                let len = g.blen as usize;
-                if ns + len >= t.len() {
-                    return None;
-                }
-                // names up to 16 bytes as two words, longer ones against the arena
-                let same = if g.len as usize == len {
-                    crate::names::load16_at(t, ns, len) == (g.w0, g.w1)
-                } else {
-                    names.arena.as_bytes().get(g.off as usize..g.off as usize + len) == Some(&t[ns..ns + len])
-                };
-                if !same {
-                    return None;
-                }
-                let after = t[ns + len];
-                (after < 0x80 && crate::chars::CLASS[after as usize] & crate::chars::NAME_CHAR == 0).then_some((guess, ns + len))
-            });
+            let predicted = predict_name(names, &top, t, ns);
             let (qid, ne) = match predicted {
                 Some(p) => p,
                 None => {
@@ -264,16 +244,7 @@ impl Run<'_> {
             };
             let n = attrs.len();
             // accepted: record it as `start_tag` would
-            {
-                let top = &mut stack[depth - 1];
-                let prev = top.last_child;
-                top.last_child = qid;
-                if prev != NO_PREFIX {
-                    names.qnames[prev as usize].next_guess = qid;
-                } else {
-                    names.qnames[top.qid as usize].child_guess = qid;
-                }
-            }
+            note_child(stack, names, qid);
             let rec = tape.len() as u32;
             let (end_rec, end_off) = if empty { (rec + 5 + 2 * n as u32, p as u32) } else { (0, 0) };
             put(tape, [(K_ELEM << KIND_SHIFT) | sym, pos as u32, end_rec, top.rec, end_off]);
@@ -294,8 +265,8 @@ impl Run<'_> {
 
 /// The namespace declarations of a start tag on the lean path (as `Run::namespaces`
 /// makes them): pushes their bindings, then resolves the prefixed attributes with
-/// them. `false` when the general path must take the tag (a reserved prefix or
-/// namespace, an empty prefixed declaration, an unbound prefix); the caller drops
+/// them. `false` when the general path must take the tag (a declaration
+/// [`declaration_problem`] objects to, the `xml` prefix, an unbound prefix); the caller drops
 /// the bindings pushed so far.
 #[inline(never)]
 fn declare(names: &mut Names, bindings: &mut Vec<Binding>, attrs: &mut [AttrScratch], t: &[u8], q_xml: QNameId, q_xmlns: QNameId) -> bool {
@@ -303,8 +274,8 @@ fn declare(names: &mut Names, bindings: &mut Vec<Binding>, attrs: &mut [AttrScra
         let uri = &t[a.val_start as usize..a.val_end as usize];
         // `xmlns` or `xmlns:prefix`
         let prefix = if a.qid == q_xmlns { NO_PREFIX } else { names.intern_qname(&t[a.name_off as usize + 6..a.name_end as usize]) };
-        let reserved = prefix == q_xmlns || prefix == q_xml || uri == XML_NAMESPACE.as_bytes() || uri == XMLNS_NAMESPACE.as_bytes();
-        if reserved || (prefix != NO_PREFIX && uri.is_empty()) {
+        // the `xml` prefix, even bound as it must be, is left to the general path
+        if prefix == q_xml || declaration_problem(names, q_xml, q_xmlns, prefix, uri).is_some() {
             return false;
         }
         let id = if uri.is_empty() { NS_NONE } else { names.intern_ns_bytes(uri) };
@@ -317,8 +288,8 @@ fn declare(names: &mut Names, bindings: &mut Vec<Binding>, attrs: &mut [AttrScra
             if prefix == q_xml || prefix == q_xmlns {
                 return false;
             }
-            match bindings.iter().rev().find(|b| b.prefix == prefix) {
-                Some(b) => a.ns = b.ns,
+            match bound(bindings, prefix) {
+                Some(ns) => a.ns = ns,
                 None => return false,
             }
         }
