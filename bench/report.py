@@ -187,6 +187,19 @@ def index(rows):
     return {(r["peer"], r.get("doc"), r.get("expr")): r for r in rows}
 
 
+def peers_ahead(I, label, skip=lambda *key: False):
+    """The cells of an index (keys `(peer, *rest)`) where a peer is faster than the faster of
+    vtdx and vtdx-reuse: {peer: ["<label(*rest)> <ratio>×", ...]}, in the index's order."""
+    ahead = {}
+    for (p, *rest), r in I.items():
+        if p.startswith("vtdx") or not ok(r) or skip(*rest):
+            continue
+        best = [x["median_ns"] for x in (I.get((v, *rest)) for v in ("vtdx", "vtdx-reuse")) if ok(x)]
+        if best and r["median_ns"] < min(best):
+            ahead.setdefault(p, []).append(f"{label(*rest)} {min(best) / r['median_ns']:.2f}×")
+    return ahead
+
+
 def peers_in(rows):
     ps = {r["peer"] for r in rows}
     return [p for p in ORDER if p in ps] + sorted(ps - set(ORDER))
@@ -397,40 +410,17 @@ def main():
         if less:
             behind.append(f"- **memory on {short(d)}:** {', '.join(less)} grew the process by less than vtdx "
                           f"({v['delta_bytes'] / v['bytes']:.2f} bytes per document byte).")
-    xp_ok = [r for r in res.get("xpath", []) if ok(r)]
-    xbest = {}
-    for r in xp_ok:
-        if r["peer"] in ("vtdx", "vtdx-reuse"):
-            k = (r["doc"], r["expr"])
-            xbest[k] = min(xbest.get(k, float("inf")), r["median_ns"])
-    xbehind = {}
-    for r in xp_ok:
-        k = (r["doc"], r["expr"])
-        if not r["peer"].startswith("vtdx") and k in xbest and r["median_ns"] < xbest[k]:
-            xbehind.setdefault(r["peer"], []).append(f"Table {r['expr'] + 1} on {short(r['doc'])} {xbest[k] / r['median_ns']:.2f}×")
+    xbehind = peers_ahead(index([r for r in res.get("xpath", []) if ok(r)]), lambda d, e: f"Table {e + 1} on {short(d)}")
     for p, cells in xbehind.items():
         behind.append(f"- **Tables 2-6: {p}** is faster than both vtdx variants in {len(cells)} cells (by: {', '.join(cells)}).")
     E = index(res.get("xpath-eval", []))
-    ebehind = {}
-    for (p, d, e), r in E.items():
-        best = [E.get((v, d, e)) for v in ("vtdx", "vtdx-reuse")]
-        best = [x["median_ns"] for x in best if ok(x)]
-        if not p.startswith("vtdx") and ok(r) and best and r["median_ns"] < min(best):
-            ebehind.setdefault(p, []).append(f"expression {e} on {short(d)} {min(best) / r['median_ns']:.2f}×")
-    for p, cells in ebehind.items():
+    for p, cells in peers_ahead(E, lambda d, e: f"expression {e} on {short(d)}").items():
         behind.append(f"- **Parse + XPath evaluate: {p}** is faster than both vtdx variants in {len(cells)} cells (by: {', '.join(cells)}).")
     for t in xeval_targets(E):
         if not t["met"]:
             behind.append(f"- **Parse + XPath evaluate target missed on po_big, expression {t['expr']}:** {t['text']}.")
     C = c14n_index(res.get("c14n", []))
-    cbehind = {}
-    for (p, d, case, frm), r in C.items():
-        if p in ("vtdx", "vtdx-reuse") or not ok(r) or case == "parse":
-            continue
-        best = [C.get((v, d, case, frm)) for v in ("vtdx", "vtdx-reuse")]
-        best = [x["median_ns"] for x in best if ok(x)]
-        if best and r["median_ns"] < min(best):
-            cbehind.setdefault(p, []).append(f"{short(d)} {case} from {frm} {min(best) / r['median_ns']:.2f}×")
+    cbehind = peers_ahead(C, lambda d, case, frm: f"{short(d)} {case} from {frm}", skip=lambda d, case, frm: case == "parse")
     for p, cells in cbehind.items():
         behind.append(f"- **Canonical XML: {p}** is faster than both vtdx variants in {len(cells)} cells (by: {', '.join(cells)}).")
     for t in c14n_targets(C):

@@ -43,6 +43,18 @@ static const char *last_error(void) {
     return e && e->message ? e->message : "parse failed";
 }
 
+static xmlDocPtr read_buf(const buf_t *b, int opts) {
+    return xmlReadMemory((const char *)b->data, (int)b->len, NULL, NULL, opts);
+}
+
+/* parse and free: the parse-only operation (with the options of the workload) */
+static int parse_free(const buf_t *b, int opts) {
+    xmlDocPtr d = read_buf(b, opts);
+    if (!d) return 1;
+    xmlFreeDoc(d);
+    return 0;
+}
+
 typedef struct {
     const buf_t *b;
     xmlXPathCompExprPtr comp;
@@ -55,16 +67,12 @@ typedef struct {
 } ctx_t;
 
 static int op_parse(void *p) {
-    ctx_t *c = (ctx_t *)p;
-    xmlDocPtr d = xmlReadMemory((const char *)c->b->data, (int)c->b->len, NULL, NULL, OPTS);
-    if (!d) return 1;
-    xmlFreeDoc(d);
-    return 0;
+    return parse_free(((ctx_t *)p)->b, OPTS);
 }
 
 static int op_roundtrip(void *p) {
     ctx_t *c = (ctx_t *)p;
-    xmlDocPtr d = xmlReadMemory((const char *)c->b->data, (int)c->b->len, NULL, NULL, OPTS);
+    xmlDocPtr d = read_buf(c->b, OPTS);
     if (!d) return 1;
     xmlChar *mem = NULL;
     int size = 0;
@@ -78,7 +86,7 @@ static int op_roundtrip(void *p) {
 
 static int op_xpath_eval(void *p) {
     ctx_t *c = (ctx_t *)p;
-    xmlDocPtr d = xmlReadMemory((const char *)c->b->data, (int)c->b->len, NULL, NULL, OPTS);
+    xmlDocPtr d = read_buf(c->b, OPTS);
     if (!d) return 1;
     xmlXPathContextPtr x = xmlXPathNewContext(d);
     xmlXPathObjectPtr r = xmlXPathCompiledEval(c->comp, x);
@@ -92,7 +100,7 @@ static int op_xpath_eval(void *p) {
 
 static int op_xpath(void *p) {
     ctx_t *c = (ctx_t *)p;
-    xmlDocPtr d = xmlReadMemory((const char *)c->b->data, (int)c->b->len, NULL, NULL, OPTS);
+    xmlDocPtr d = read_buf(c->b, OPTS);
     if (!d) return 1;
     xmlXPathContextPtr x = xmlXPathNewContext(d);
     xmlXPathObjectPtr r = xmlXPathCompiledEval(c->comp, x);
@@ -126,7 +134,7 @@ static int op_xpath(void *p) {
 static int op_many(void *p) {
     ctx_t *c = (ctx_t *)p;
     for (size_t i = 0; i < c->nmsgs; i++) {
-        xmlDocPtr d = xmlReadMemory((const char *)c->msgs[i].data, (int)c->msgs[i].len, NULL, NULL, OPTS);
+        xmlDocPtr d = read_buf(&c->msgs[i], OPTS);
         if (!d) return 1;
         xmlFreeDoc(d);
     }
@@ -187,17 +195,13 @@ typedef struct {
 } c14n_t;
 
 static int op_parse_c14n(void *p) {
-    c14n_t *c = (c14n_t *)p;
-    xmlDocPtr d = xmlReadMemory((const char *)c->b->data, (int)c->b->len, NULL, NULL, C14N_OPTS);
-    if (!d) return 1;
-    xmlFreeDoc(d);
-    return 0;
+    return parse_free(((c14n_t *)p)->b, C14N_OPTS);
 }
 
 static int op_c14n(void *p) {
     c14n_t *c = (c14n_t *)p;
     xmlDocPtr d = c->doc;
-    if (!d) d = xmlReadMemory((const char *)c->b->data, (int)c->b->len, NULL, NULL, C14N_OPTS);
+    if (!d) d = read_buf(c->b, C14N_OPTS);
     if (!d) return 1;
     xmlOutputBufferPtr out = xmlAllocOutputBuffer(NULL);
     int n;
@@ -218,7 +222,7 @@ static int op_c14n(void *p) {
 
 static void c14n_doc(const args_t *a, const char *f, const buf_t *b) {
     const char *w = "c14n";
-    xmlDocPtr d = xmlReadMemory((const char *)b->data, (int)b->len, NULL, NULL, C14N_OPTS);
+    xmlDocPtr d = read_buf(b, C14N_OPTS);
     if (!d) {
         json_begin(PEER, w, f);
         json_s("case", "parse");
@@ -311,7 +315,7 @@ int main(int argc, char **argv) {
         if (!strcmp(w, "memory")) {
             uint64_t base = peak_rss();
             if (current_rss() > base) base = current_rss();
-            xmlDocPtr d = xmlReadMemory((const char *)b.data, (int)b.len, NULL, NULL, OPTS);
+            xmlDocPtr d = read_buf(&b, OPTS);
             if (!d) { emit_blank(PEER, w, f, "rejected", last_error()); continue; }
             uint64_t peak = peak_rss();
             json_begin(PEER, w, f);
@@ -332,7 +336,7 @@ int main(int argc, char **argv) {
             uint64_t total = 0, elems = 0;
             int bad = 0;
             for (size_t i = 0; i < n && !bad; i++) {
-                xmlDocPtr d = xmlReadMemory((const char *)msgs[i].data, (int)msgs[i].len, NULL, NULL, OPTS);
+                xmlDocPtr d = read_buf(&msgs[i], OPTS);
                 if (!d) { emit_blank(PEER, w, f, "rejected", last_error()); bad = 1; break; }
                 elems += doc_elements(d);
                 total += msgs[i].len;
@@ -355,7 +359,7 @@ int main(int argc, char **argv) {
             continue;
         }
         /* Every other workload needs the document to parse. */
-        xmlDocPtr d0 = xmlReadMemory((const char *)b.data, (int)b.len, NULL, NULL, OPTS);
+        xmlDocPtr d0 = read_buf(&b, OPTS);
         if (!d0) {
             if (!strcmp(w, "xpath") || !strcmp(w, "xpath-eval")) {
                 for (int e = 1; e <= 5; e++) emit_blank_xw(PEER, w, f, e, "rejected", last_error());

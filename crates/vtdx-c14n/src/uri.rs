@@ -4,19 +4,9 @@
 //! Appendix A).
 
 /// Does `uri` start with a scheme (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`, RFC 3986 §3.1)?
+/// (The parser records this for every namespace URI: [`vtdx_core::Names::ns_has_scheme`].)
 pub fn has_scheme(uri: &str) -> bool {
-    let b = uri.as_bytes();
-    if b.first().is_none_or(|c| !c.is_ascii_alphabetic()) {
-        return false;
-    }
-    for &c in &b[1..] {
-        match c {
-            b':' => return true,
-            c if c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.') => {}
-            _ => return false,
-        }
-    }
-    false
+    vtdx_core::has_uri_scheme(uri.as_bytes())
 }
 
 /// The five components of a URI reference (RFC 3986 Appendix B); `None` for

@@ -131,15 +131,20 @@ pub(crate) fn load16_at(text: &[u8], pos: usize, len: usize) -> (u64, u64) {
 const NS_HAS_SCHEME: u8 = 1;
 const NS_ATTR_PLAIN: u8 = 2;
 
-/// The [`Names::ns_has_scheme`] and [`Names::ns_attr_plain`] bits of a namespace URI.
-fn ns_flags_of(uri: &[u8]) -> u8 {
-    let scheme = uri.first().is_some_and(u8::is_ascii_alphabetic) && {
+/// Does `uri` start with a scheme (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`,
+/// RFC 3986 §3.1), i.e. is it not a relative reference?
+pub fn has_uri_scheme(uri: &[u8]) -> bool {
+    uri.first().is_some_and(u8::is_ascii_alphabetic) && {
         let rest = &uri[1..];
         let end = rest.iter().position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.')));
         end.is_some_and(|i| rest[i] == b':')
-    };
+    }
+}
+
+/// The [`Names::ns_has_scheme`] and [`Names::ns_attr_plain`] bits of a namespace URI.
+fn ns_flags_of(uri: &[u8]) -> u8 {
     let plain = !uri.iter().any(|&c| matches!(c, b'&' | b'<' | b'"' | b'\t' | b'\n' | b'\r'));
-    (if scheme { NS_HAS_SCHEME } else { 0 }) | (if plain { NS_ATTR_PLAIN } else { 0 })
+    (if has_uri_scheme(uri) { NS_HAS_SCHEME } else { 0 }) | (if plain { NS_ATTR_PLAIN } else { 0 })
 }
 
 impl Default for Names {
