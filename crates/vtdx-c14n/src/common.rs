@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 use vtdx_core::dtd::{normalize_attribute_value, AttDefault, AttType, EntityValue, ExpansionBudget};
-use vtdx_core::{Document, Node, NsId, NS_NONE, NS_XML, XML_NAMESPACE};
+use vtdx_core::{Document, Names, Node, NsId, NS_NONE, NS_XML, XML_NAMESPACE};
 
 use crate::escape;
 use crate::uri;
@@ -89,7 +89,10 @@ pub(crate) fn sort_atts(atts: &mut [Att<'_>]) {
     atts.sort_unstable_by(|a, b| (a.ns, a.local).cmp(&(b.ns, b.local)));
 }
 
-pub(crate) fn write_ns(buf: &mut Vec<u8>, prefix: &str, uri: &str) {
+/// Writes ` xmlns:prefix="uri"` (` xmlns="uri"` for the empty prefix) for namespace id
+/// `ns`, escaping the URI as an attribute value only when it needs it (the parser
+/// recorded which URIs do).
+pub(crate) fn write_ns(buf: &mut Vec<u8>, names: &Names, prefix: &str, ns: NsId) {
     if prefix.is_empty() {
         buf.extend_from_slice(b" xmlns=\"");
     } else {
@@ -97,8 +100,22 @@ pub(crate) fn write_ns(buf: &mut Vec<u8>, prefix: &str, uri: &str) {
         buf.extend_from_slice(prefix.as_bytes());
         buf.extend_from_slice(b"=\"");
     }
-    escape::attr_into(buf, uri.as_bytes());
+    let uri = names.ns_by_id(ns).as_bytes();
+    if names.ns_attr_plain(ns) {
+        buf.extend_from_slice(uri);
+    } else {
+        escape::attr_into(buf, uri);
+    }
     buf.push(b'"');
+}
+
+/// Fails for a declaration (`prefix`, `ns`) at byte `offset` binding a relative URI
+/// (the parser recorded which namespace URIs have a scheme).
+pub(crate) fn check_ns_uri(names: &Names, prefix: &str, ns: NsId, offset: usize) -> Result<(), C14nError> {
+    if ns == NS_NONE || names.ns_has_scheme(ns) {
+        return Ok(());
+    }
+    Err(C14nError::RelativeNamespaceUri { prefix: prefix.to_string(), uri: names.ns_by_id(ns).to_string(), offset })
 }
 
 pub(crate) fn write_att(buf: &mut Vec<u8>, a: &Att<'_>) {
@@ -238,57 +255,6 @@ pub(crate) fn inherit_xml_attrs<'d>(doc: &'d Document<'d>, alg: Algorithm, e: No
         if let Some(v) = acc.filter(|v| !v.is_empty()) {
             atts.push(Att { ns: XML_NAMESPACE, local: "base", qname: "xml:base", value: Cow::Owned(v) });
         }
-    }
-}
-
-/// Facts about namespace URIs: whether the URI is relative (an error), and whether
-/// writing it needs escaping. The parser computed both when it interned the URI.
-#[derive(Default)]
-pub(crate) struct NsCache;
-
-const NS_RELATIVE: u8 = 2;
-const NS_ESCAPE: u8 = 4;
-
-impl NsCache {
-    #[inline]
-    fn flags(&mut self, doc: &Document<'_>, ns: NsId) -> u8 {
-        let names = doc.names();
-        let mut f = 0;
-        if ns != NS_NONE && !names.ns_has_scheme(ns) {
-            f |= NS_RELATIVE;
-        }
-        if !names.ns_attr_plain(ns) {
-            f |= NS_ESCAPE;
-        }
-        f
-    }
-
-    /// Fails for a declaration (`prefix`, `ns`) at byte `offset` binding a relative URI.
-    #[inline]
-    pub fn check(&mut self, doc: &Document<'_>, prefix: &str, ns: NsId, offset: usize) -> Result<(), C14nError> {
-        if ns == NS_NONE || self.flags(doc, ns) & NS_RELATIVE == 0 {
-            return Ok(());
-        }
-        Err(C14nError::RelativeNamespaceUri { prefix: prefix.to_string(), uri: doc.names().ns_by_id(ns).to_string(), offset })
-    }
-
-    /// Writes ` xmlns:prefix="uri"` for namespace id `ns`.
-    #[inline]
-    pub fn write_ns(&mut self, doc: &Document<'_>, buf: &mut Vec<u8>, prefix: &str, ns: NsId) {
-        let uri = doc.names().ns_by_id(ns);
-        if self.flags(doc, ns) & NS_ESCAPE != 0 {
-            write_ns(buf, prefix, uri);
-            return;
-        }
-        if prefix.is_empty() {
-            buf.extend_from_slice(b" xmlns=\"");
-        } else {
-            buf.extend_from_slice(b" xmlns:");
-            buf.extend_from_slice(prefix.as_bytes());
-            buf.extend_from_slice(b"=\"");
-        }
-        buf.extend_from_slice(uri.as_bytes());
-        buf.push(b'"');
     }
 }
 

@@ -19,7 +19,7 @@ use std::io::{self, Write};
 use vtdx_core::dtd::AttDefault;
 use vtdx_core::{Document, Node, NodeKind, NsId, NS_NONE};
 
-use crate::common::{self, lookup, Att, NsCache, Sink};
+use crate::common::{self, lookup, Att, Sink};
 use crate::escape;
 use crate::{Algorithm, C14nError, Canonicalizer, SetNode};
 
@@ -58,7 +58,6 @@ struct Engine<'d, 'c, 'w, W: Write + ?Sized> {
     decls: Vec<Decl<'d>>,
     ns_out: Vec<(&'d str, NsId)>,
     atts: Vec<Att<'d>>,
-    ns_cache: NsCache,
     dtd_atts: bool,
 }
 
@@ -96,7 +95,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Engine<'d, 'c, 'w, W> {
     fn check_relative(&mut self) -> Result<(), C14nError> {
         for i in 0..self.decls.len() {
             let d = self.decls[i];
-            self.ns_cache.check(self.doc, d.prefix, d.ns, d.node.range().start)?;
+            common::check_ns_uri(self.doc.names(), d.prefix, d.ns, d.node.range().start)?;
         }
         Ok(())
     }
@@ -283,7 +282,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Engine<'d, 'c, 'w, W> {
         buf.push(b'<');
         buf.extend_from_slice(e.name().as_bytes());
         for &(p, ns) in &self.ns_out {
-            common::write_ns(buf, p, names.ns_by_id(ns));
+            common::write_ns(buf, names, p, ns);
         }
         for a in &self.atts {
             common::write_att(buf, a);
@@ -337,7 +336,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Engine<'d, 'c, 'w, W> {
             let names = self.doc.names();
             let buf = &mut self.sink.buf;
             for &(p, ns) in &out {
-                common::write_ns(buf, p, names.ns_by_id(ns));
+                common::write_ns(buf, names, p, ns);
             }
             for a in &atts {
                 common::write_att(buf, a);
@@ -492,7 +491,6 @@ pub(crate) fn run_set<'d, W: Write + ?Sized>(
         decls: Vec::new(),
         ns_out: Vec::new(),
         atts: Vec::new(),
-        ns_cache: NsCache,
         dtd_atts: doc.dtd().is_some_and(|d| !d.attributes.is_empty()),
     };
     en.set_walk(include)?;

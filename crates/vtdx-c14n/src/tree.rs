@@ -26,7 +26,7 @@ use std::ops::Range;
 use vtdx_core::dtd::AttDefault;
 use vtdx_core::{DescendantElements, Document, Names, Node, NsId, Sym, NS_NONE};
 
-use crate::common::{self, lookup, Att, NsCache, Sink};
+use crate::common::{self, lookup, Att, Sink};
 use crate::small::Stack;
 use crate::escape;
 use crate::{Algorithm, C14nError, Canonicalizer};
@@ -95,7 +95,6 @@ struct Tree<'d, 'c, 'w, W: Write + ?Sized> {
     /// whether the value reads as written).
     raw_atts: Stack<(u32, u32, u32, bool), 4>,
     scratch: Vec<u8>,
-    ns_cache: NsCache,
     dtd_atts: bool,
     /// Per symbol: 0 unknown, 1 no attribute definitions in the DTD, 2 some.
     dtd_cache: Vec<u8>,
@@ -342,7 +341,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         }
         for k in 0..self.decls.len() {
             let (p, ns, off) = self.decls.as_slice()[k];
-            self.ns_cache.check(self.doc, p, ns, off)?;
+            common::check_ns_uri(self.names, p, ns, off)?;
         }
         if raw_ok {
             raw_ok = out.len() == self.decls.len() && out.as_slice().iter().zip(self.decls.as_slice()).all(|(&(p, ns), &(q, m, _))| p == q && ns == m);
@@ -488,7 +487,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         buf.push(b'<');
         buf.extend_from_slice(qname.as_bytes());
         for &(p, ns) in self.ns_out.as_slice() {
-            self.ns_cache.write_ns(self.doc, buf, p, ns);
+            common::write_ns(buf, self.names, p, ns);
         }
         for a in &atts {
             common::write_att(buf, a);
@@ -763,7 +762,6 @@ pub(crate) fn run<'d, W: Write + ?Sized>(
         atts: Vec::new(),
         raw_atts: Stack::new(),
         scratch: Vec::new(),
-        ns_cache: NsCache,
         dtd_atts: doc.dtd().is_some_and(|d| !d.attributes.is_empty()),
         dtd_cache: Vec::new(),
         rendered_gen: 0,
