@@ -349,21 +349,13 @@ impl<'a> Document<'a> {
     #[inline]
     pub(crate) fn attr_value_range(&self, i: u32) -> Range<usize> {
         let t = self.text();
-        let qlen = self.names.qname(self.sym_at(i)).len();
+        let qlen = self.names.qname_len(self.sym_at(i));
         let mut p = skip_ws(t, self.start_at(i) + qlen);
         // at '='
         p = skip_ws(t, p + 1);
         let q = t[p];
         let vs = p + 1;
-        // most values are short: one 16-byte look before a memchr call
-        if let Some(w) = t.get(vs..vs + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()) {
-            let m = crate::chars::mask16(w, q, q, q);
-            if m != 0 {
-                return vs..vs + m.trailing_zeros() as usize;
-            }
-        }
-        let ve = vs + memchr::memchr(q, &t[vs..]).unwrap_or(t.len() - vs);
-        vs..ve
+        vs..crate::chars::find3(t, vs, q, q, q).unwrap_or(t.len())
     }
     /// Byte offset just past an element's start tag.
     pub(crate) fn start_tag_end(&self, e: u32) -> usize {

@@ -150,18 +150,11 @@ impl<'d> Tape<'d> {
         Some((next, end))
     }
 
-    /// A leaf element's content bytes when they are its string-value as they
-    /// stand (no child records, no reference or CR to decode).
-    #[inline]
-    pub fn element_raw(&self, n: &Node<'d>) -> Option<&'d [u8]> {
-        n.plain_content()
-    }
-
     /// An element's string-value, borrowed for a leaf element whose content
     /// needs no decoding.
     #[inline]
     pub fn element_value(&self, n: &Node<'d>) -> Cow<'d, str> {
-        if let Some(Ok(s)) = self.element_raw(n).map(std::str::from_utf8) {
+        if let Some(Ok(s)) = n.plain_content().map(std::str::from_utf8) {
             return Cow::Borrowed(s);
         }
         n.value()

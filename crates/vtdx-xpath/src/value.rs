@@ -239,7 +239,7 @@ impl<'d> XNode<'d> {
     #[inline]
     pub(crate) fn number_value(&self) -> f64 {
         if self.is_element() {
-            if let Some(raw) = crate::tape::Tape::new(self.node.document()).element_raw(&self.node) {
+            if let Some(raw) = self.node.plain_content() {
                 return crate::number::parse_bytes(raw);
             }
         }
@@ -250,7 +250,7 @@ impl<'d> XNode<'d> {
     #[inline]
     pub(crate) fn string_value_is(&self, s: &str) -> bool {
         if self.is_element() {
-            if let Some(raw) = crate::tape::Tape::new(self.node.document()).element_raw(&self.node) {
+            if let Some(raw) = self.node.plain_content() {
                 return raw == s.as_bytes();
             }
         }
