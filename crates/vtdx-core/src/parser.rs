@@ -850,9 +850,7 @@ impl Run<'_> {
         }
         if empty {
             if self.fragment_depth == 0 {
-                let r = rec as usize;
-                self.tape[r + 2] = self.tape.len() as u32;
-                self.tape[r + 4] = p as u32;
+                close_record(&mut self.tape, rec, p);
             }
             self.st.bindings.truncate(bind_base as usize);
         } else {
@@ -994,9 +992,7 @@ impl Run<'_> {
         let end = p + 1;
         self.st.stack.pop();
         if self.fragment_depth == 0 {
-            let r = open.rec as usize;
-            self.tape[r + 2] = self.tape.len() as u32;
-            self.tape[r + 4] = end as u32;
+            close_record(&mut self.tape, open.rec, end);
         }
         self.st.bindings.truncate(open.bindings as usize);
         Ok(end)
@@ -1226,6 +1222,17 @@ fn first_duplicate(attrs: &[AttrScratch], t: &[u8], ns_on: bool) -> Option<usize
         }
     }
     None
+}
+
+/// Completes the element record at word `rec` once its end is known: the word after
+/// its subtree (the tape's length now) and the byte offset after its end tag.
+#[inline(always)]
+fn close_record(tape: &mut [u32], rec: u32, end: usize) {
+    let next = tape.len() as u32;
+    if let Some(r) = tape.get_mut(rec as usize..rec as usize + 5) {
+        r[2] = next;
+        r[4] = end as u32;
+    }
 }
 
 /// Appends a record's words to the tape, inline (`extend` calls out of line here).

@@ -94,11 +94,7 @@ impl Run<'_> {
                     _ => return pos,
                 };
                 stack.pop();
-                let next_rec = tape.len() as u32;
-                if let Some(rec) = tape.get_mut(open.rec as usize..open.rec as usize + 5) {
-                    rec[2] = next_rec;
-                    rec[4] = end as u32;
-                }
+                close_record(tape, open.rec, end);
                 bindings.truncate(open.bindings as usize);
                 pos = end;
                 continue;
