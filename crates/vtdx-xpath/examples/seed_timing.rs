@@ -1,8 +1,9 @@
 //! Quick timing of the seed expressions (parse + evaluate), vtdx beside
 //! simdxml, median of many runs:
 //! `cargo run --release -p vtdx-xpath --example seed_timing [FILE]`.
-//! `ONLY=substr` picks expressions; `PROFILE_EVAL=1` then loops evaluation
-//! alone for 5 s (for `perf record`).
+//! `ONLY=substr` picks expressions (`ONLY=4` the fourth); `PROFILE_EVAL=1` then loops evaluation
+//! alone for 5 s (for `perf record`); `EVAL_LOOPS=N` evaluates N times and
+//! nothing else (for `valgrind --tool=callgrind`, instructions per evaluation).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -37,14 +38,23 @@ fn main() {
     });
     let bytes = std::fs::read(&path).unwrap();
     let mb = bytes.len() as f64 / 1e6;
-    let parse = median(|| {
-        black_box(Document::parse(black_box(&bytes)).unwrap());
-    });
-    println!("{path}: {} bytes; vtdx parse alone {:.0} MB/s ({:.3} ms)", bytes.len(), mb / parse.as_secs_f64(), parse.as_secs_f64() * 1e3);
+    let eval_loops = std::env::var("EVAL_LOOPS").ok().and_then(|n| n.parse::<usize>().ok());
+    if eval_loops.is_none() {
+        let parse = median(|| {
+            black_box(Document::parse(black_box(&bytes)).unwrap());
+        });
+        println!("{path}: {} bytes; vtdx parse alone {:.0} MB/s ({:.3} ms)", bytes.len(), mb / parse.as_secs_f64(), parse.as_secs_f64() * 1e3);
+    }
     let only = std::env::var("ONLY").ok();
-    for expr in SEED_EXPRESSIONS.into_iter().filter(|e| only.as_deref().is_none_or(|o| e.contains(o))) {
+    for expr in SEED_EXPRESSIONS.into_iter().enumerate().filter(|(i, e)| only.as_deref().is_none_or(|o| if o.bytes().all(|b| b.is_ascii_digit()) { o == (i + 1).to_string() } else { e.contains(o) })).map(|(_, e)| e) {
         let xp = XPath::compile(expr, &Namespaces::new()).unwrap();
         let doc = Document::parse(&bytes).unwrap();
+        if let Some(n) = eval_loops {
+            for _ in 0..n {
+                black_box(xp.select(doc.root()).unwrap().len());
+            }
+            continue;
+        }
         if std::env::var_os("PROFILE_EVAL").is_some() {
             let t = Instant::now();
             while t.elapsed() < Duration::from_secs(5) {

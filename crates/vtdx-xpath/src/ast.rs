@@ -150,8 +150,28 @@ impl ArithOp {
             ArithOp::Div => a / b,
             // IEEE remainder with truncating division: the sign of the dividend,
             // like Java's `%` (§3.5).
-            ArithOp::Mod => a % b,
+            ArithOp::Mod => remainder(a, b),
         }
+    }
+}
+
+/// `a mod b`: IEEE remainder with truncating division, the sign of the dividend
+/// (`fmod`). Integral operands below 2^53 take integer division, which gives the
+/// same value (`fmod` is exact) at a fraction of the cost of the software `fmod`
+/// (a quarter of the time of `/*/*/*[position() mod 2 = 0]` otherwise).
+#[inline]
+pub(crate) fn remainder(a: f64, b: f64) -> f64 {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    if a.abs() < EXACT && b.abs() < EXACT && b != 0.0 && a.fract() == 0.0 && b.fract() == 0.0 {
+        let r = ((a as i64) % (b as i64)) as f64;
+        // a zero remainder keeps the dividend's sign: -4 mod 2 is -0
+        if r == 0.0 {
+            0.0f64.copysign(a)
+        } else {
+            r
+        }
+    } else {
+        a % b
     }
 }
 
@@ -247,6 +267,9 @@ pub(crate) struct Path {
     /// How many leading steps produce document order without sorting when
     /// evaluated as nested loops (set by the optimizer; 0 = none).
     pub streamable: usize,
+    /// How many leading steps can be evaluated a whole level at a time over
+    /// element records (`eval/frontier.rs`; set by the optimizer; 0 = none).
+    pub frontier: usize,
     /// Byte offset in the expression, for errors.
     pub pos: usize,
 }
@@ -273,6 +296,11 @@ pub(crate) enum Expr {
     PositionCmp(CmpOp, f64),
     /// `position() mod m = r` (the seed's `position() mod 2 = 0`).
     PositionMod(f64, f64),
+    /// `name op n` (either order) with `name` a child element test and `n` a
+    /// number: true if some child element passing the test has a number value
+    /// that compares true (the node-set/number rule of §3.4), read straight
+    /// from the tape (the seed's `item[USPrice<100]`).
+    ChildNumCmp(NodeTest, CmpOp, f64),
 }
 
 /// The static type of an expression, when known at compile time.
@@ -290,7 +318,7 @@ impl Expr {
     /// a fixed result type; variables and extension functions are `Unknown`).
     pub(crate) fn ty(&self) -> Type {
         match self {
-            Expr::Or(..) | Expr::And(..) | Expr::Cmp(..) | Expr::PositionCmp(..) | Expr::PositionMod(..) => Type::Boolean,
+            Expr::Or(..) | Expr::And(..) | Expr::Cmp(..) | Expr::PositionCmp(..) | Expr::PositionMod(..) | Expr::ChildNumCmp(..) => Type::Boolean,
             Expr::Arith(..) | Expr::Neg(_) | Expr::Number(_) => Type::Number,
             Expr::Union(..) | Expr::Path(_) => Type::NodeSet,
             Expr::Literal(_) => Type::String,
@@ -340,7 +368,42 @@ impl Expr {
                     e.visit_context(f);
                 }
             }
-            Expr::Literal(_) | Expr::Number(_) | Expr::Var(..) | Expr::PositionCmp(..) | Expr::PositionMod(..) => {}
+            Expr::Literal(_) | Expr::Number(_) | Expr::Var(..) | Expr::PositionCmp(..) | Expr::PositionMod(..) | Expr::ChildNumCmp(..) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    /// Bit for bit what the platform's `fmod` (Rust's `%` on floats) gives.
+    fn same(a: f64, b: f64) -> Result<(), TestCaseError> {
+        let (got, want) = (super::remainder(a, b), a % b);
+        prop_assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "{a} mod {b}: {got} (want {want})");
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn remainder_is_fmod_on_integers(a in -1_000_000i64..1_000_000, b in -1000i64..1000) {
+            same(a as f64, b as f64)?;
+        }
+
+        #[test]
+        fn remainder_is_fmod_on_any_double(a in any::<f64>(), b in any::<f64>()) {
+            same(a, b)?;
+        }
+    }
+
+    #[test]
+    fn remainder_edge_cases() -> Result<(), TestCaseError> {
+        let edges = [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, 9_007_199_254_740_991.0, 9_007_199_254_740_992.0, -9_007_199_254_740_993.0, 1e300, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MIN_POSITIVE];
+        for a in edges {
+            for b in edges {
+                same(a, b)?;
+            }
+        }
+        Ok(())
     }
 }

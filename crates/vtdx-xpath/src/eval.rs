@@ -27,6 +27,8 @@ use crate::number;
 use crate::tape::Tape;
 use crate::value::{is_textish, ordered_namespaces, text_member_is_empty, NodeSet, Value, XNode, XNodeKind};
 
+mod frontier;
+
 type Result<T> = std::result::Result<T, XPathError>;
 
 /// Per-document evaluation state: variable bindings and lazily built indexes
@@ -1022,7 +1024,7 @@ impl<'a, 'd> Eval<'a, 'd> {
 
     /// A path evaluated into a vector: the streamable prefix as nested loops,
     /// then one step at a time with sorting where needed.
-    fn path_rest(&self, path: &Path, start: &[XNode<'d>]) -> Result<Vec<XNode<'d>>> {
+    fn path_rest(&self, path: &'a Path, start: &[XNode<'d>]) -> Result<Vec<XNode<'d>>> {
         let k = path.streamable;
         let mut cur: Vec<XNode<'d>> = Vec::new();
         for &s in start {
@@ -1031,10 +1033,30 @@ impl<'a, 'd> Eval<'a, 'd> {
                 Ok(true)
             })?;
         }
-        for step in &path.steps[k..] {
+        self.steps_rest(&path.steps[k..], cur, false)
+    }
+
+    /// `steps` from the nodes `cur` (sorted, distinct), one step at a time.
+    /// `antichain`: no node of `cur` is an ancestor of another, so a child,
+    /// attribute or namespace step gives sorted, distinct nodes that are
+    /// again unrelated, with no need to check.
+    fn steps_rest(&self, steps: &'a [Step], mut cur: Vec<XNode<'d>>, mut antichain: bool) -> Result<Vec<XNode<'d>>> {
+        for step in steps {
+            if cur.is_empty() {
+                break;
+            }
             let mut out = Vec::new();
             let positional = step.preds.iter().any(|p| p.kind != PredKind::Filter);
-            if positional {
+            let in_order = antichain && matches!(step.axis, Axis::Child | Axis::Attribute | Axis::Namespace);
+            antichain = in_order;
+            if in_order && !positional && step.preds.is_empty() {
+                for x in &cur {
+                    self.axis_each(step.axis, &step.test, *x, &mut |n| {
+                        out.push(n);
+                        Ok(true)
+                    })?;
+                }
+            } else if positional {
                 for x in &cur {
                     self.step_each(step, *x, &mut |n| {
                         out.push(n);
@@ -1063,16 +1085,18 @@ impl<'a, 'd> Eval<'a, 'd> {
                 }
             }
             cur = out;
-            if cur.is_empty() {
-                break;
-            }
         }
         Ok(cur)
     }
 
     /// A path's nodes, sorted and distinct.
-    fn path_nodes(&self, path: &Path, cx: &Cx<'d>) -> Result<Vec<XNode<'d>>> {
+    fn path_nodes(&self, path: &'a Path, cx: &Cx<'d>) -> Result<Vec<XNode<'d>>> {
         let start = self.path_start(path, cx)?;
+        if path.frontier > 0 {
+            if let Some(v) = self.path_frontier(path, start.as_slice())? {
+                return Ok(v);
+            }
+        }
         if path.streamable == path.steps.len() {
             let mut v = Vec::new();
             for &s in start.as_slice() {
@@ -1164,7 +1188,7 @@ impl<'a, 'd> Eval<'a, 'd> {
 
     pub(crate) fn eval(&self, e: &'a Expr, cx: &Cx<'d>) -> Result<Val<'a, 'd>> {
         Ok(match e {
-            Expr::Or(..) | Expr::And(..) | Expr::Cmp(..) | Expr::PositionCmp(..) | Expr::PositionMod(..) => {
+            Expr::Or(..) | Expr::And(..) | Expr::Cmp(..) | Expr::PositionCmp(..) | Expr::PositionMod(..) | Expr::ChildNumCmp(..) => {
                 Val::Bool(self.eval_bool(e, cx)?)
             }
             Expr::Arith(..) | Expr::Neg(_) | Expr::Number(_) => Val::Num(self.eval_number(e, cx)?),
@@ -1220,7 +1244,8 @@ impl<'a, 'd> Eval<'a, 'd> {
             Expr::And(a, b) => self.eval_bool(a, cx)? && self.eval_bool(b, cx)?,
             Expr::Cmp(op, a, b) => self.compare(*op, a, b, cx)?,
             Expr::PositionCmp(op, n) => op.numbers(cx.pos as f64, *n),
-            Expr::PositionMod(m, r) => (cx.pos as f64) % m == *r,
+            Expr::PositionMod(m, r) => crate::ast::remainder(cx.pos as f64, *m) == *r,
+            Expr::ChildNumCmp(test, op, n) => self.child_num_cmp(test, *op, *n, cx),
             Expr::Path(_) | Expr::Union(..) | Expr::Filter(..) if e.ty() == Type::NodeSet => self.first_node(e, cx, 0)?.is_some(),
             Expr::Call(Func::Core(c), args, pos) if c.result_type() == Type::Boolean => self.call_bool(*c, args, cx, *pos)?,
             _ => self.eval(e, cx)?.boolean(),
@@ -1282,6 +1307,20 @@ impl<'a, 'd> Eval<'a, 'd> {
         let va = self.eval(a, cx)?;
         let vb = self.eval(b, cx)?;
         Ok(compare_values(op, va, vb))
+    }
+
+    /// `name op n` ([`Expr::ChildNumCmp`]): some child element of the context
+    /// node passing `test` has a number value `v` with `v op n`.
+    fn child_num_cmp(&self, test: &NodeTest, op: CmpOp, n: f64, cx: &Cx<'d>) -> bool {
+        let tape = self.tape;
+        let (Some(m), 0) = (self.elem_match(test), cx.node.ns) else { return false };
+        let Some(range) = tape.child_range(&cx.node.node) else { return false };
+        let mut found = false;
+        let _ = tape.child_elements(range, |s| m.sym(s), |j| {
+            found = op.numbers(XNode::plain(tape.node(j)).number_value(), n);
+            Ok::<bool, ()>(!found)
+        });
+        found
     }
 
     /// `nodes op scalar`: true if some node's string-value compares true (§3.4).

@@ -18,7 +18,7 @@ pub(crate) fn optimize(e: &mut Expr) {
             preds.iter_mut().for_each(predicate);
         }
         Expr::Path(p) => path(p),
-        Expr::Literal(_) | Expr::Number(_) | Expr::Var(..) | Expr::PositionCmp(..) | Expr::PositionMod(..) => {}
+        Expr::Literal(_) | Expr::Number(_) | Expr::Var(..) | Expr::PositionCmp(..) | Expr::PositionMod(..) | Expr::ChildNumCmp(..) => {}
     }
     fold(e);
 }
@@ -48,12 +48,28 @@ fn fold(e: &mut Expr) {
                 Expr::Number(m) => Some(Expr::PositionMod(m, *r)),
                 _ => None,
             },
+            // `name op n`: a node-set compared with a number is a compare of each
+            // node's number value (§3.4), the same for every operator
+            (x, Expr::Number(n)) => child_element_test(x).map(|t| Expr::ChildNumCmp(t, *op, *n)),
+            (Expr::Number(n), x) => child_element_test(x).map(|t| Expr::ChildNumCmp(t, op.swap(), *n)),
             _ => None,
         },
         _ => None,
     };
     if let Some(n) = new {
         *e = n;
+    }
+}
+
+/// The element test of a relative path that is one child step with an
+/// element test and no predicates (`price`, `*`, `p:*`).
+fn child_element_test(e: &Expr) -> Option<NodeTest> {
+    let Expr::Path(p) = e else { return None };
+    match (&p.start, &p.steps[..]) {
+        (Start::Context, [s]) if s.axis == Axis::Child && s.preds.is_empty() => {
+            matches!(s.test, NodeTest::Any | NodeTest::Name { .. } | NodeTest::AnyInNs { .. }).then(|| s.test.clone())
+        }
+        _ => None,
     }
 }
 
@@ -101,6 +117,26 @@ fn path(p: &mut Path) {
     }
     fuse(&mut p.steps);
     p.streamable = streamable(p);
+    p.frontier = match p.start {
+        Start::Root | Start::Context => p.steps.iter().take_while(|s| frontier_step(s)).count(),
+        Start::Expr(_) => 0,
+    };
+}
+
+/// Can `eval/frontier.rs` evaluate this step over element records? Element
+/// tests on the child axis with any predicates (positions are counted per
+/// context node there); on the descendant axes with position-free predicates
+/// (a descendant's position depends on which context node reached it); the
+/// parent and self axes (at most one node per context node, so position and
+/// size are 1) with element tests or `node()`.
+fn frontier_step(s: &Step) -> bool {
+    let element_test = matches!(s.test, NodeTest::Any | NodeTest::Name { .. } | NodeTest::AnyInNs { .. } | NodeTest::ElementOrRoot);
+    match s.axis {
+        Axis::Child => element_test,
+        Axis::Descendant | Axis::DescendantOrSelf => element_test && s.preds.iter().all(|p| p.kind == PredKind::Filter),
+        Axis::Parent | Axis::SelfAxis => element_test || s.test == NodeTest::Node,
+        _ => false,
+    }
 }
 
 fn is_dos_node(s: &Step) -> bool {

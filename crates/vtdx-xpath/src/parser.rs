@@ -241,7 +241,7 @@ impl<'s> Parser<'s> {
                 if matches!(self.peek(), Tok::Slash | Tok::SlashSlash) {
                     let mut steps = Vec::new();
                     self.more_steps(&mut steps)?;
-                    return Ok(Expr::Path(Box::new(Path { start: Start::Expr(Box::new(filter)), steps, streamable: 0, pos })));
+                    return Ok(Expr::Path(Box::new(Path { start: Start::Expr(Box::new(filter)), steps, streamable: 0, frontier: 0, pos })));
                 }
                 Ok(filter)
             }
@@ -251,18 +251,18 @@ impl<'s> Parser<'s> {
                 if step_starts(self.peek()) {
                     self.relative_path(&mut steps)?;
                 }
-                Ok(Expr::Path(Box::new(Path { start: Start::Root, steps, streamable: 0, pos })))
+                Ok(Expr::Path(Box::new(Path { start: Start::Root, steps, streamable: 0, frontier: 0, pos })))
             }
             Tok::SlashSlash => {
                 self.bump();
                 let mut steps = vec![descendant_or_self()];
                 self.relative_path(&mut steps)?;
-                Ok(Expr::Path(Box::new(Path { start: Start::Root, steps, streamable: 0, pos })))
+                Ok(Expr::Path(Box::new(Path { start: Start::Root, steps, streamable: 0, frontier: 0, pos })))
             }
             t if step_starts(&t) => {
                 let mut steps = Vec::new();
                 self.relative_path(&mut steps)?;
-                Ok(Expr::Path(Box::new(Path { start: Start::Context, steps, streamable: 0, pos })))
+                Ok(Expr::Path(Box::new(Path { start: Start::Context, steps, streamable: 0, frontier: 0, pos })))
             }
             _ => Err(self.unexpected("an expression")),
         }

@@ -1,0 +1,259 @@
+//! Level-at-a-time evaluation of the element steps at the head of a path.
+//!
+//! `/a/b/c[pred]`, `//item/comment/..`: while a path's steps select only
+//! elements (or the root), the nodes reached so far are kept as a vector of
+//! element record indices (the *frontier*) and each step maps the whole vector
+//! to the next one with a direct loop over the tape, instead of calling a
+//! closure per node through nested axis iterators. Record indices are in
+//! document order, so sorting a frontier is sorting integers.
+//!
+//! Which steps qualify is decided at compile time (`optimize::frontier_step`);
+//! the steps after them continue from the frontier with the general
+//! step-by-step evaluation (`Eval::steps_rest`).
+
+use super::*;
+
+/// The frontier's stand-in for the root node (always first: it precedes
+/// every element in document order).
+const ROOT: u32 = u32::MAX;
+
+// The record layout of the tape (docs/index-format.md).
+const KIND_SHIFT: u32 = 28;
+const SYM_MASK: u32 = (1 << KIND_SHIFT) - 1;
+
+/// What is known about a frontier's shape, which decides whether a step's
+/// output needs sorting.
+#[derive(Clone, Copy)]
+struct Shape {
+    /// No node is an ancestor of another (so children come out in order).
+    antichain: bool,
+    /// Every node has the same depth (so parents come out in order).
+    level: bool,
+}
+
+impl<'a, 'd> Eval<'a, 'd> {
+    /// The nodes of `path` from `start` when its first `path.frontier` steps can
+    /// run over element records, with the rest of its steps evaluated from
+    /// there; `None` when a start node is not the root or an element.
+    pub(super) fn path_frontier(&self, path: &'a Path, start: &[XNode<'d>]) -> Result<Option<Vec<XNode<'d>>>> {
+        let mut cur: Vec<u32> = Vec::with_capacity(start.len());
+        for x in start {
+            if x.ns != 0 {
+                return Ok(None);
+            }
+            match x.node.kind() {
+                NodeKind::Root => cur.push(ROOT),
+                NodeKind::Element => match x.node.record() {
+                    Some(r) => cur.push(r),
+                    None => return Ok(None),
+                },
+                _ => return Ok(None),
+            }
+        }
+        let mut shape = Shape { antichain: cur.len() <= 1, level: cur.len() <= 1 };
+        let k = path.frontier;
+        let mut next = Vec::new();
+        for step in &path.steps[..k] {
+            next.clear();
+            shape = self.frontier_step(step, &cur, shape, &mut next)?;
+            std::mem::swap(&mut cur, &mut next);
+            if cur.is_empty() {
+                return Ok(Some(Vec::new()));
+            }
+        }
+        let tape = self.tape;
+        let nodes: Vec<XNode<'d>> = cur.iter().map(|&r| XNode::plain(if r == ROOT { self.doc.root() } else { tape.node(r) })).collect();
+        Ok(Some(self.steps_rest(&path.steps[k..], nodes, shape.antichain)?))
+    }
+
+    /// Does the record `r` (or the root) pass `test` on an element-principal axis?
+    #[inline]
+    fn record_passes(&self, test: &NodeTest, r: u32) -> bool {
+        if r == ROOT {
+            return matches!(test, NodeTest::Node | NodeTest::ElementOrRoot);
+        }
+        match test {
+            NodeTest::Node | NodeTest::ElementOrRoot | NodeTest::Any => true,
+            NodeTest::Name { slot, .. } | NodeTest::AnyInNs { slot, .. } => self.sym_set(*slot).contains(self.tape.t[r as usize] & SYM_MASK),
+            _ => false,
+        }
+    }
+
+    #[inline]
+    fn record_node(&self, r: u32) -> XNode<'d> {
+        XNode::plain(if r == ROOT { self.doc.root() } else { self.tape.node(r) })
+    }
+
+    /// Keeps the records of `v` (one context node's nodes on an axis, in axis
+    /// order) that pass each predicate in turn (`filter_all` over records).
+    fn filter_records(&self, v: &mut Vec<u32>, preds: &'a [Predicate]) -> Result<()> {
+        for p in preds {
+            if v.is_empty() {
+                break;
+            }
+            let size = v.len();
+            match p.kind {
+                PredKind::Index(k) => {
+                    let keep = v.get(k.wrapping_sub(1)).copied();
+                    v.clear();
+                    v.extend(keep);
+                }
+                PredKind::Last => {
+                    let keep = v[size - 1];
+                    v.clear();
+                    v.push(keep);
+                }
+                PredKind::Never => v.clear(),
+                _ => {
+                    let mut w = 0;
+                    for i in 0..size {
+                        let r = v[i];
+                        if self.pred_true(p, &Cx { node: self.record_node(r), pos: i + 1, size })? {
+                            v[w] = r;
+                            w += 1;
+                        }
+                    }
+                    v.truncate(w);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Maps the frontier `cur` (sorted, distinct) through `step` into `out`
+    /// (sorted, distinct); returns the shape of `out`.
+    fn frontier_step(&self, step: &'a Step, cur: &[u32], shape: Shape, out: &mut Vec<u32>) -> Result<Shape> {
+        let tape = self.tape;
+        let t = tape.t;
+        match step.axis {
+            Axis::Child => {
+                let Some(m) = self.elem_match(&step.test) else { return Ok(shape) };
+                let mut group = Vec::new();
+                for &f in cur {
+                    let range = if f == ROOT { (0, t.len() as u32) } else { (tape.after_attrs(f), t[f as usize + 2]) };
+                    if step.preds.is_empty() {
+                        let _ = tape.child_elements(range, |s| m.sym(s), |j| {
+                            out.push(j);
+                            Ok::<bool, ()>(true)
+                        });
+                    } else {
+                        group.clear();
+                        let _ = tape.child_elements(range, |s| m.sym(s), |j| {
+                            group.push(j);
+                            Ok::<bool, ()>(true)
+                        });
+                        self.filter_records(&mut group, &step.preds)?;
+                        out.extend_from_slice(&group);
+                    }
+                }
+                // children of unrelated nodes come out in document order; under
+                // an ancestor they may come before its descendants' children
+                if !shape.antichain {
+                    out.sort_unstable();
+                }
+                Ok(Shape { antichain: shape.antichain, level: shape.level })
+            }
+            Axis::Descendant | Axis::DescendantOrSelf => {
+                let with_self = step.axis == Axis::DescendantOrSelf;
+                // a node inside the subtree of an earlier one adds nothing new
+                let mut covered_to = 0u32;
+                for &f in cur {
+                    if f == ROOT {
+                        if with_self && self.record_passes(&step.test, ROOT) {
+                            out.push(ROOT);
+                        }
+                        self.frontier_descendants(step, self.doc.root(), out)?;
+                        break;
+                    }
+                    if f < covered_to {
+                        continue;
+                    }
+                    covered_to = t[f as usize + 2];
+                    if with_self && self.record_passes(&step.test, f) && self.frontier_filter(step, f)? {
+                        out.push(f);
+                    }
+                    self.frontier_descendants(step, tape.node(f), out)?;
+                }
+                Ok(Shape { antichain: false, level: false })
+            }
+            Axis::Parent => {
+                for &f in cur {
+                    if f == ROOT {
+                        continue;
+                    }
+                    let p = t[f as usize + 3];
+                    let p = if p == u32::MAX { ROOT } else { p };
+                    if self.record_passes(&step.test, p) {
+                        out.push(p);
+                    }
+                }
+                // parents of same-depth nodes in order are in order, repeated
+                // side by side; otherwise sort
+                if !shape.level {
+                    sort_records(out);
+                }
+                out.dedup();
+                self.frontier_keep(step, out)?;
+                Ok(Shape { antichain: shape.level, level: shape.level })
+            }
+            Axis::SelfAxis => {
+                for &f in cur {
+                    if self.record_passes(&step.test, f) {
+                        out.push(f);
+                    }
+                }
+                self.frontier_keep(step, out)?;
+                Ok(shape)
+            }
+            _ => Ok(shape),
+        }
+    }
+
+    /// The descendants of `n` that pass the step's test and (position-free)
+    /// predicates, appended in document order.
+    fn frontier_descendants(&self, step: &'a Step, n: Node<'d>, out: &mut Vec<u32>) -> Result<()> {
+        self.descendants(&step.test, n, &mut |x| {
+            if let Some(r) = x.node.record() {
+                if self.frontier_filter(step, r)? {
+                    out.push(r);
+                }
+            }
+            Ok(true)
+        })?;
+        Ok(())
+    }
+
+    /// Does `r` pass the step's predicates as the only node of its context
+    /// (parent and self axes) or with a position-free predicate?
+    fn frontier_filter(&self, step: &'a Step, r: u32) -> Result<bool> {
+        for p in &step.preds {
+            if !self.pred_true(p, &Cx { node: self.record_node(r), pos: 1, size: 1 })? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Keeps the records of `v` that pass the step's predicates, each as the
+    /// only node of its context.
+    fn frontier_keep(&self, step: &'a Step, v: &mut Vec<u32>) -> Result<()> {
+        if step.preds.is_empty() {
+            return Ok(());
+        }
+        let mut w = 0;
+        for i in 0..v.len() {
+            let r = v[i];
+            if self.frontier_filter(step, r)? {
+                v[w] = r;
+                w += 1;
+            }
+        }
+        v.truncate(w);
+        Ok(())
+    }
+}
+
+/// Sorts records into document order (the root first).
+fn sort_records(v: &mut [u32]) {
+    v.sort_unstable_by_key(|&r| r.wrapping_add(1));
+}
