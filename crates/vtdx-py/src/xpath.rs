@@ -24,12 +24,9 @@ class SmartString(str):
     attribute's Clark name; ``is_attribute``, ``is_text`` and ``is_tail`` say which
     it is. Strings computed by an expression (``string(...)``) have no parent."""
 
-    # the origins table of the result it came from, and its entry there
-    _o = None
-    _i = 0
-    # 0 text, 1 tail, 2 attribute value, 3 computed
-    _k = 0
-    attrname = None
+    # the origins table of the result it came from (None for a computed string)
+    # and its entry there; slots, not a per-string dict: a result makes thousands
+    __slots__ = ("_o", "_i")
 
     def getparent(self):
         """The element this string belongs to, or None."""
@@ -37,19 +34,28 @@ class SmartString(str):
         return None if o is None else o.parent(self._i)
 
     @property
+    def attrname(self):
+        """The attribute's name in Clark notation for an attribute value, else None."""
+        o = self._o
+        return None if o is None else o.attrname(self._i)
+
+    @property
     def is_attribute(self):
         """True for an attribute value."""
-        return self._k == 2
+        o = self._o
+        return o is not None and o.kind(self._i) == 2
 
     @property
     def is_text(self):
         """True for the text of an element (before its first child)."""
-        return self._k == 0 and self._o is not None
+        o = self._o
+        return o is not None and o.kind(self._i) == 0
 
     @property
     def is_tail(self):
         """True for the text after a node (its tail)."""
-        return self._k == 1
+        o = self._o
+        return o is not None and o.kind(self._i) == 1
 "#;
 
 static SMART_STRING: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -69,57 +75,61 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SmartString", smart_type(m.py())?)
 }
 
+const KIND_TEXT: u8 = 0;
 const KIND_TAIL: u8 = 1;
 const KIND_ATTRIBUTE: u8 = 2;
-const KIND_COMPUTED: u8 = 3;
 
-/// Where the strings of one XPath result came from: the node each string's
-/// `getparent()` returns, made only when asked for. One table per result, shared by
-/// its strings, so a string costs no element object.
+/// Where the strings of one XPath result came from, one entry per string: the
+/// node its `getparent()` returns, what it is (text, tail, attribute value)
+/// and, for an attribute value, the attribute (for `attrname`). Python objects
+/// are made only when asked for; one table per result, shared by its strings,
+/// so a string costs two slots.
 #[pyclass(frozen, module = "vtdx", name = "_Origins")]
 pub struct Origins {
     doc: DocRef,
-    nodes: Vec<NodeId>,
+    entries: Vec<Origin>,
+}
+
+struct Origin {
+    parent: Option<NodeId>,
+    kind: u8,
+    attribute: Option<NodeId>,
 }
 
 #[pymethods]
 impl Origins {
-    /// The node of entry `i`.
+    /// The node entry `i` belongs to.
     fn parent<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Option<Bound<'py, PyAny>>> {
-        match self.nodes.get(i) {
-            Some(&id) => Ok(Some(wrap_node(py, &self.doc, self.doc.node(id))?)),
+        match self.entries.get(i).and_then(|o| o.parent) {
+            Some(id) => Ok(Some(wrap_node(py, &self.doc, self.doc.node(id))?)),
             None => Ok(None),
         }
     }
+
+    /// What entry `i` is: 0 text, 1 tail, 2 attribute value.
+    fn kind(&self, i: usize) -> u8 {
+        self.entries.get(i).map_or(KIND_TEXT, |o| o.kind)
+    }
+
+    /// The Clark name of entry `i`'s attribute, or None.
+    fn attrname(&self, i: usize) -> Option<String> {
+        let id = self.entries.get(i)?.attribute?;
+        Some(clark(&self.doc.node(id)).into_owned())
+    }
 }
 
-/// A smart string: `value`, from entry `index` of `origins` (if any), of kind `kind`.
-fn smart<'py>(
-    py: Python<'py>,
-    value: &str,
-    origins: Option<(&Bound<'py, Origins>, usize)>,
-    kind: u8,
-    attrname: Option<&Bound<'py, PyString>>,
-) -> PyResult<Bound<'py, PyAny>> {
+/// A smart string: `value`, entry `index` of `origins` (or computed: no origins).
+fn smart<'py>(py: Python<'py>, value: &str, origins: Option<(&Bound<'py, Origins>, usize)>) -> PyResult<Bound<'py, PyAny>> {
     let s = smart_type(py)?.call1((PyString::new(py, value),))?;
-    if origins.is_none() && kind == 0 && attrname.is_none() {
-        return Ok(s);
-    }
-    // one dict with every attribute, set at once
-    let d = PyDict::new(py);
-    if let Some((o, i)) = origins {
-        d.set_item(pyo3::intern!(py, "_o"), o)?;
-        if i != 0 {
-            d.set_item(pyo3::intern!(py, "_i"), i)?;
+    match origins {
+        Some((o, i)) => {
+            s.setattr(pyo3::intern!(py, "_o"), o)?;
+            s.setattr(pyo3::intern!(py, "_i"), i)?;
         }
+        None => s.setattr(pyo3::intern!(py, "_o"), py.None())?,
     }
-    if kind != 0 {
-        d.set_item(pyo3::intern!(py, "_k"), kind)?;
-    }
-    if let Some(a) = attrname {
-        d.set_item(pyo3::intern!(py, "attrname"), a)?;
-    }
-    s.setattr(pyo3::intern!(py, "__dict__"), d)?;
+    // a result makes thousands: out of the cycle collector's sight (see `untrack`)
+    crate::untrack(&s);
     Ok(s)
 }
 
@@ -300,7 +310,7 @@ fn convert_value<'py>(py: Python<'py>, doc: &DocRef, v: Value<'_>, smart_strings
         Value::Boolean(b) => PyBool::new(py, b).to_owned().into_any(),
         Value::String(s) => {
             if smart_strings {
-                smart(py, &s, None, KIND_COMPUTED, None)?
+                smart(py, &s, None)?
             } else {
                 PyString::new(py, &s).into_any()
             }
@@ -308,44 +318,37 @@ fn convert_value<'py>(py: Python<'py>, doc: &DocRef, v: Value<'_>, smart_strings
     })
 }
 
-/// The node a text or attribute result belongs to, as lxml sees it: an attribute's
-/// element; for text, the node it follows (a tail) or else its parent (a text).
-fn origin_of(x: &XNode<'_>) -> Option<(NodeId, u8)> {
+/// Where a text or attribute result comes from, as lxml sees it: an
+/// attribute's element; for text, the node it follows (a tail) or else its
+/// parent (a text).
+fn origin_of(x: &XNode<'_>) -> Origin {
     let n = x.node();
     match x.kind() {
-        XNodeKind::Attribute => n.parent().map(|p| (p.id(), KIND_ATTRIBUTE)),
-        XNodeKind::Text => match n.prev_sibling() {
+        XNodeKind::Attribute => Origin { parent: n.parent().map(|p| p.id()), kind: KIND_ATTRIBUTE, attribute: Some(n.id()) },
+        _ => match n.prev_sibling() {
             Some(p) if matches!(p.kind(), NodeKind::Element | NodeKind::Comment | NodeKind::ProcessingInstruction) => {
-                Some((p.id(), KIND_TAIL))
+                Origin { parent: Some(p.id()), kind: KIND_TAIL, attribute: None }
             }
-            _ => n.parent().filter(|p| p.is_element()).map(|p| (p.id(), 0)),
+            _ => Origin { parent: n.parent().filter(|p| p.is_element()).map(|p| p.id()), kind: KIND_TEXT, attribute: None },
         },
-        _ => None,
     }
 }
 
 fn convert_nodes<'py>(py: Python<'py>, doc: &DocRef, nodes: &[XNode<'_>], smart_strings: bool) -> PyResult<Bound<'py, PyList>> {
-    // the strings of one result share one origins table; `entries[i]` is node i's
-    // (entry in the table, kind)
-    let mut entries: Vec<Option<(usize, u8)>> = Vec::new();
+    // the strings of one result share one origins table, an entry per string in
+    // the order they come
     let origins = if smart_strings && nodes.iter().any(|x| matches!(x.kind(), XNodeKind::Attribute | XNodeKind::Text)) {
-        let mut ids = Vec::new();
-        entries.reserve(nodes.len());
-        for x in nodes {
-            entries.push(origin_of(x).map(|(id, k)| {
-                ids.push(id);
-                (ids.len() - 1, k)
-            }));
-        }
-        let o = Bound::new(py, Origins { doc: doc.clone(), nodes: ids })?;
+        let entries =
+            nodes.iter().filter(|x| matches!(x.kind(), XNodeKind::Attribute | XNodeKind::Text)).map(origin_of).collect();
+        let o = Bound::new(py, Origins { doc: doc.clone(), entries })?;
         crate::untrack(&o);
         Some(o)
     } else {
         None
     };
-    let mut names: HashMap<u32, Bound<'py, PyString>> = HashMap::new();
+    let mut entry = 0usize;
     let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(nodes.len());
-    for (i, x) in nodes.iter().enumerate() {
+    for x in nodes {
         let n = x.node();
         let obj = match x.kind() {
             XNodeKind::Element | XNodeKind::Comment | XNodeKind::ProcessingInstruction => wrap_node(py, doc, n)?,
@@ -354,17 +357,8 @@ fn convert_nodes<'py>(py: Python<'py>, doc: &DocRef, nodes: &[XNode<'_>], smart_
                 match &origins {
                     None => PyString::new(py, &v).into_any(),
                     Some(o) => {
-                        let (entry, kind) = match entries[i] {
-                            Some((j, kind)) => (Some((o, j)), kind),
-                            None => (None, if k == XNodeKind::Attribute { KIND_ATTRIBUTE } else { 0 }),
-                        };
-                        let attrname = if k == XNodeKind::Attribute {
-                            let sym = n.sym().unwrap_or(u32::MAX);
-                            Some(names.entry(sym).or_insert_with(|| PyString::new(py, &clark(&n))).clone())
-                        } else {
-                            None
-                        };
-                        smart(py, &v, entry, kind, attrname.as_ref())?
+                        entry += 1;
+                        smart(py, &v, Some((o, entry - 1)))?
                     }
                 }
             }
