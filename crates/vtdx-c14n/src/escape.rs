@@ -78,18 +78,36 @@ fn has_byte(v: u64, b: u8) -> u64 {
 /// checked eight bytes at a time; long ones with a vectorized search.
 #[inline]
 pub(crate) fn text_raw_is_canonical(raw: &[u8]) -> bool {
-    if raw.len() > 64 {
+    #[inline(always)]
+    fn clean(v: u64) -> bool {
+        has_byte(v, b'&') | has_byte(v, b'>') | has_byte(v, b'\r') == 0
+    }
+    let n = raw.len();
+    if n > 64 {
         return memchr::memchr3(b'&', b'>', b'\r', raw).is_none();
     }
-    let mut chunks = raw.chunks_exact(8);
-    for c in &mut chunks {
-        let v = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        if has_byte(v, b'&') | has_byte(v, b'>') | has_byte(v, b'\r') != 0 {
-            return false;
+    #[inline(always)]
+    fn word(raw: &[u8], i: usize) -> u64 {
+        u64::from_le_bytes(raw[i..i + 8].try_into().unwrap_or([0; 8]))
+    }
+    if n >= 8 {
+        // whole words, then one last word overlapping the one before
+        let mut i = 0;
+        while i + 8 <= n {
+            if !clean(word(raw, i)) {
+                return false;
+            }
+            i += 8;
         }
+        return i == n || clean(word(raw, n - 8));
+    }
+    if n >= 4 {
+        // two overlapping halves
+        let half = |i: usize| u64::from(u32::from_le_bytes(raw[i..i + 4].try_into().unwrap_or([0; 4])));
+        return clean(half(0) | half(n - 4) << 32);
     }
     let mut acc = 0u8;
-    for &b in chunks.remainder() {
+    for &b in raw {
         acc |= CLASS[b as usize];
     }
     acc & 1 == 0

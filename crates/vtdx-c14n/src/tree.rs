@@ -74,6 +74,11 @@ struct Tree<'d, 'c, 'w, W: Write + ?Sized> {
     /// Pending raw byte range of `text` (`NO_SPAN`: none).
     span: (usize, usize),
     fast: bool,
+    /// Start tags may take [`Tree::open_plain`]: the raw fast path is on, no DTD
+    /// attribute definitions (defaults, typed values) and, in Exclusive C14N, no
+    /// InclusiveNamespaces prefix list. (In the inclusive algorithms an element
+    /// with no declarations renders no namespace node inside output.)
+    plain_fast: bool,
     exclusive: bool,
     with_comments: bool,
     /// Every binding declared on the open elements (and inherited by the apex).
@@ -185,44 +190,109 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         self.open_general(i, parent_output)
     }
 
-    /// The commonest start tag of Exclusive C14N, without the general bookkeeping:
-    /// `<qname>` with no attributes or declarations, inside output, whose prefix
-    /// the output already binds to its namespace (so it renders no declaration) and
-    /// no DTD attribute definitions or InclusiveNamespaces prefix list in play. It is
-    /// copied as it stands. `Ok(None)` (nothing done) for anything else.
-    #[inline]
+    /// The commonest start tags, without the general bookkeeping: a start tag
+    /// inside output with no namespace declarations, whose attributes (if any) are
+    /// unprefixed, in canonical order and canonical as written, with no white
+    /// space but one space before each attribute and none before `>`, and whose
+    /// prefix, in Exclusive C14N, the output already binds to its namespace. Such
+    /// a tag renders as it stands (no namespace node, no attribute to reorder or
+    /// rewrite); it is copied. A leaf element among them (no child records) whose
+    /// text and end tag are canonical as well is copied whole, with no open
+    /// element to push and pop. Only with `plain_fast`. `Ok(None)` (nothing done)
+    /// for anything else.
+    #[inline(always)]
     fn open_plain(&mut self, i: u32, parent_output: bool) -> Result<Option<u32>, C14nError> {
-        if !(self.exclusive && self.fast && parent_output && !self.dtd_atts && self.c.prefixes.is_empty()) {
+        if !(self.plain_fast && parent_output) {
             return Ok(None);
         }
+        let Some((gt, after)) = self.plain_start_tag(i) else { return Ok(None) };
         let tape = self.tape;
         let iu = i as usize;
-        let next = tape[iu + 2];
-        let after = i + ELEM_WORDS;
-        if after < next && matches!(tape[after as usize] >> KIND_SHIFT, K_ATTR | K_NSDECL) {
-            return Ok(None);
-        }
-        let sym = tape[iu] & PAYLOAD_MASK;
         let start = tape[iu + 1] as usize;
-        let gt = start + 1 + self.names.qname_len(sym);
-        if self.text.get(gt) != Some(&b'>') {
-            return Ok(None); // white space before `>`, or an empty-element tag
-        }
-        let slot = sym as usize % self.utilized_rendered.len();
-        let known = self.utilized_rendered[slot] == (sym, self.rendered_gen + 1);
-        if !known {
-            let p = self.names.prefix(sym);
-            if p == "xml" || lookup(self.rendered.as_slice(), p).unwrap_or(NS_NONE) != self.names.ns_id(sym) {
-                return Ok(None);
+        let next = tape[iu + 2];
+        let end = tape[iu + 4] as usize;
+        let sym = tape[iu] & PAYLOAD_MASK;
+        let qlen = self.names.qname_len(sym);
+        if after == next {
+            // a leaf: `<qname ...>text</qname>`?
+            let t = self.text;
+            let ce = end - qlen - 3;
+            if !is_ws(t[end - 2]) && (ce == gt + 1 || escape::text_raw_is_canonical(&t[gt + 1..ce])) {
+                self.raw(start..end)?;
+                self.pos = end;
+                return Ok(Some(next));
             }
-            self.utilized_rendered[slot] = (sym, self.rendered_gen + 1);
         }
         let qname = self.names.qname(sym);
-        let end = tape[iu + 4] as usize;
         self.raw(start..gt + 1)?;
         self.stack.push(Open { next, end, qname, empty: false, scope: self.scope.len(), rendered: self.rendered.len() });
         self.pos = gt + 1;
         Ok(Some(after))
+    }
+
+    /// For [`Tree::open_plain`]: the offset of the `>` of the start tag of the
+    /// element record at word `i` and the word after its attribute records, when
+    /// the tag can be copied as it stands.
+    #[inline(always)]
+    fn plain_start_tag(&mut self, i: u32) -> Option<(usize, u32)> {
+        let tape = self.tape;
+        let t = self.text;
+        let names = self.names;
+        let iu = i as usize;
+        let sym = tape[iu] & PAYLOAD_MASK;
+        let next = tape[iu + 2];
+        let mut p = tape[iu + 1] as usize + 1 + names.qname_len(sym);
+        let mut j = i + ELEM_WORDS;
+        let mut prev: &str = "";
+        while j < next {
+            let w = tape[j as usize];
+            match w >> KIND_SHIFT {
+                K_ATTR => {}
+                K_NSDECL => return None,
+                _ => break,
+            }
+            let asym = w & PAYLOAD_MASK;
+            let local = names.local(asym);
+            if local.len() != names.qname_len(asym) || (j > i + ELEM_WORDS && local <= prev) {
+                return None; // prefixed, or out of canonical order
+            }
+            let astart = tape[j as usize + 1] as usize;
+            let eq = astart + local.len();
+            if t[p] != b' ' || astart != p + 1 || t[eq] != b'=' || t[eq + 1] != b'"' {
+                return None;
+            }
+            let (ve, _, canonical) = escape::scan_attr_value(t, eq + 2, b'"');
+            if !canonical {
+                return None;
+            }
+            prev = local;
+            p = ve + 1;
+            j += ATTR_WORDS;
+        }
+        if t[p] != b'>' {
+            return None; // white space before `>`, or an empty-element tag
+        }
+        if self.exclusive && !self.output_binds(sym) {
+            return None;
+        }
+        Some((p, j))
+    }
+
+    /// Does the output already bind the prefix of `sym` to its namespace (so an
+    /// element of that name renders no declaration in Exclusive C14N)? Remembered
+    /// per symbol until the output bindings change.
+    #[inline(always)]
+    fn output_binds(&mut self, sym: u32) -> bool {
+        let slot = sym as usize % self.utilized_rendered.len();
+        if self.utilized_rendered[slot] == (sym, self.rendered_gen + 1) {
+            return true;
+        }
+        let p = self.names.prefix(sym);
+        if p == "xml" || lookup(self.rendered.as_slice(), p).unwrap_or(NS_NONE) != self.names.ns_id(sym) {
+            return false;
+        }
+        self.utilized_rendered[slot] = (sym, self.rendered_gen + 1);
+        true
     }
 
     /// Any start tag: the attribute records, the namespace declarations to render,
@@ -535,11 +605,19 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
 
     // ---- character data, comments, PIs ------------------------------------------------------
 
+    /// Character data between tags: extends the raw span when canonical as it
+    /// stands (the common case, inline), else escaped or decoded.
+    #[inline(always)]
     fn text_run(&mut self, r: Range<usize>) -> io::Result<()> {
-        let raw = &self.text[r.clone()];
-        if self.fast && escape::text_raw_is_canonical(raw) {
+        if self.fast && escape::text_raw_is_canonical(&self.text[r.clone()]) {
             return self.raw(r);
         }
+        self.text_run_slow(r)
+    }
+
+    #[inline(never)]
+    fn text_run_slow(&mut self, r: Range<usize>) -> io::Result<()> {
+        let raw = &self.text[r];
         self.end_span()?;
         if memchr::memchr2(b'&', b'\r', raw).is_none() {
             escape::text_into(&mut self.sink.buf, raw);
@@ -747,6 +825,9 @@ pub(crate) fn run<'d, W: Write + ?Sized>(
         sink: Sink::new(w, top.range().len() + 1024),
         span: NO_SPAN,
         fast: c.fast_path,
+        plain_fast: c.fast_path
+            && !doc.dtd().is_some_and(|d| !d.attributes.is_empty())
+            && (c.alg != Algorithm::ExcC14n10 || c.prefixes.is_empty()),
         exclusive: c.alg == Algorithm::ExcC14n10,
         with_comments: c.with_comments,
         scope: Stack::new(),

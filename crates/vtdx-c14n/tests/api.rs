@@ -212,6 +212,17 @@ fn exclusive_rendering_follows_the_output_bindings() {
             r#"<r xmlns:p="urn:1"><x><p:b><p:b>1</p:b></p:b></x><p:b>2</p:b></r>"#,
             r#"<r><x><p:b xmlns:p="urn:1"><p:b>1</p:b></p:b></x><p:b xmlns:p="urn:1">2</p:b></r>"#,
         ),
+        // tidy start tags with a prefixed attribute: the prefix is utilized there,
+        // and rendered unless the output binds it already (by p:y on r); attributes
+        // out of canonical order are sorted
+        (
+            r#"<r xmlns:p="urn:p"><e p:x="1">t</e><e b="2" p:x="1"><f/></e></r>"#,
+            r#"<r><e xmlns:p="urn:p" p:x="1">t</e><e xmlns:p="urn:p" b="2" p:x="1"><f></f></e></r>"#,
+        ),
+        (
+            r#"<r xmlns:p="urn:p" p:y="0"><e p:x="1">t</e><e b="2" a="1">u</e></r>"#,
+            r#"<r xmlns:p="urn:p" p:y="0"><e p:x="1">t</e><e a="1" b="2">u</e></r>"#,
+        ),
     ];
     for (input, want) in cases {
         assert_eq!(c14n(Algorithm::ExcC14n10, input), want, "{input}");

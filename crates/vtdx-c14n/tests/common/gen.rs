@@ -202,30 +202,51 @@ impl Gen {
         if self.dtd && local == "item" && self.rng.chance(30) {
             attrs.push(("tok".into(), "  t1   t2 ".into()));
         }
-        // write the start tag, declarations and attributes interleaved in random order
+        // write the start tag, declarations and attributes interleaved in random
+        // order; or, for a third of the elements, tidy: in canonical order, single
+        // spaced, double quoted, with plain values (what the fast paths copy, when
+        // the namespace rules let them)
+        let tidy = self.rng.chance(35);
         let mut all: Vec<(String, Option<String>)> =
             decls.iter().map(|(n, v)| (n.clone(), Some(v.clone()))).chain(attrs.into_iter().map(|(n, v)| (n, if v.is_empty() { None } else { Some(v) }))).collect();
-        for i in (1..all.len()).rev() {
-            let j = self.rng.below(i + 1);
-            all.swap(i, j);
+        if tidy {
+            let key = |n: &str| -> (u8, String, String) {
+                if n == "xmlns" {
+                    (0, String::new(), String::new())
+                } else if let Some(p) = n.strip_prefix("xmlns:") {
+                    (0, p.to_string(), String::new())
+                } else if let Some((p, l)) = n.split_once(':') {
+                    let uri = if p == "xml" { "http://www.w3.org/XML/1998/namespace".to_string() } else { self.lookup(p).unwrap_or("").to_string() };
+                    (1, uri, l.to_string())
+                } else {
+                    (1, String::new(), n.to_string())
+                }
+            };
+            all.sort_by_key(|(n, _)| key(n));
+        } else {
+            for i in (1..all.len()).rev() {
+                let j = self.rng.below(i + 1);
+                all.swap(i, j);
+            }
         }
         self.out.push('<');
         self.out.push_str(&name);
         for (n, v) in all {
-            let quote = if self.rng.chance(30) { '\'' } else { '"' };
+            let quote = if !tidy && self.rng.chance(30) { '\'' } else { '"' };
             let v = match v {
                 Some(v) => v,
                 None => match n.as_str() {
                     "xml:lang" => self.rng.pick(&["en", "fr-CA", ""]).to_string(),
                     "xml:space" => self.rng.pick(&["preserve", "default"]).to_string(),
                     "xml:base" => self.rng.pick(&["base/", "../up/x", "http://h.example/d/"]).to_string(),
+                    _ if tidy => self.rng.pick(&["v", "val", "a b", "x>y", ""]).to_string(),
                     _ => self.attr_value(quote),
                 },
             };
-            let ws = self.ws();
+            let ws = if tidy { " " } else { self.ws() };
             self.out.push_str(ws);
             self.out.push_str(&n);
-            if self.rng.chance(10) {
+            if !tidy && self.rng.chance(10) {
                 self.out.push_str(" = ");
             } else {
                 self.out.push('=');
@@ -234,7 +255,7 @@ impl Gen {
             self.out.push_str(&v);
             self.out.push(quote);
         }
-        if self.rng.chance(15) {
+        if !tidy && self.rng.chance(15) {
             let ws = self.ws();
             self.out.push_str(ws);
         }
