@@ -86,6 +86,14 @@ impl<T: Copy + Default, const N: usize> Stack<T, N> {
         }
     }
 
+    pub fn sort_by_key_pair<'k>(&mut self, key: impl Fn(&T) -> (&'k str, &'k str)) {
+        if self.heap.is_empty() {
+            self.inline[..self.len].sort_unstable_by(|a, b| key(a).cmp(&key(b)));
+        } else {
+            self.heap.sort_unstable_by(|a, b| key(a).cmp(&key(b)));
+        }
+    }
+
     pub fn retain(&mut self, f: impl Fn(&T) -> bool) {
         let mut kept = Stack::<T, N>::new();
         for &v in self.as_slice() {

@@ -351,8 +351,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                 let ns = if vs == ve {
                     NS_NONE
                 } else if as_is {
-                    let v = std::str::from_utf8(&t[vs..ve]).unwrap_or("");
-                    names.find_ns(v).unwrap_or(NS_NONE)
+                    names.find_ns_bytes(&t[vs..ve]).unwrap_or(NS_NONE)
                 } else {
                     let n = ((j - i - ELEM_WORDS) / ATTR_WORDS) as usize;
                     let node = self.node_for(start);
@@ -528,28 +527,43 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     #[cold]
     #[inline(never)]
     fn generate_start_tag(&mut self, start: usize, qname: &'d str, parent_output: bool, dtd_decl: bool) -> io::Result<()> {
-        let mut atts = std::mem::take(&mut self.atts);
-        atts.clear();
         if !dtd_decl && (self.exclusive || parent_output) && self.raw_atts.as_slice().iter().all(|a| a.3) {
             // values that read as written, no DTD defaults, nothing inherited: straight
-            // from the start tag's records and bytes
-            let (names, t) = (self.names, self.text);
-            for &(s, vs, ve, _) in self.raw_atts.as_slice() {
-                let value = std::str::from_utf8(&t[vs as usize..ve as usize]).unwrap_or("");
-                atts.push(Att { ns: names.ns_uri(s), local: names.local(s), qname: names.qname(s), value: std::borrow::Cow::Borrowed(value) });
+            // from the start tag's records and bytes, sorted in place
+            let names = self.names;
+            let mut raw = std::mem::replace(&mut self.raw_atts, Stack::new());
+            raw.sort_by_key_pair(|a| (names.ns_uri(a.0), names.local(a.0)));
+            self.end_span()?;
+            let t = self.text;
+            let buf = &mut self.sink.buf;
+            buf.push(b'<');
+            buf.extend_from_slice(qname.as_bytes());
+            for &(p, ns) in self.ns_out.as_slice() {
+                common::write_ns(buf, names, p, ns);
             }
-        } else {
-            let e = self.node_for(start);
-            atts.extend(e.attributes().map(Att::of));
-            if dtd_decl {
-                let names = self.names;
-                let scope = self.scope.as_slice();
-                common::defaults_of(self.doc, e, &|p| lookup(scope, p).filter(|&n| n != NS_NONE).map(|n| names.ns_by_id(n)), &mut atts);
+            for &(s, vs, ve, _) in raw.as_slice() {
+                buf.push(b' ');
+                buf.extend_from_slice(names.qname(s).as_bytes());
+                buf.extend_from_slice(b"=\"");
+                escape::attr_into(buf, &t[vs as usize..ve as usize]);
+                buf.push(b'"');
             }
-            if !self.exclusive && !parent_output {
-                let ancestors: Vec<(Node<'d>, bool)> = e.ancestors().filter(|a| a.is_element()).map(|a| (a, false)).collect();
-                common::inherit_xml_attrs(self.doc, self.c.alg, e, &ancestors, &mut atts);
-            }
+            buf.push(b'>');
+            self.raw_atts = raw;
+            return self.sink.maybe_flush();
+        }
+        let mut atts = std::mem::take(&mut self.atts);
+        atts.clear();
+        let e = self.node_for(start);
+        atts.extend(e.attributes().map(Att::of));
+        if dtd_decl {
+            let names = self.names;
+            let scope = self.scope.as_slice();
+            common::defaults_of(self.doc, e, &|p| lookup(scope, p).filter(|&n| n != NS_NONE).map(|n| names.ns_by_id(n)), &mut atts);
+        }
+        if !self.exclusive && !parent_output {
+            let ancestors: Vec<(Node<'d>, bool)> = e.ancestors().filter(|a| a.is_element()).map(|a| (a, false)).collect();
+            common::inherit_xml_attrs(self.doc, self.c.alg, e, &ancestors, &mut atts);
         }
         common::sort_atts(&mut atts);
         self.end_span()?;
@@ -763,42 +777,10 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     }
 }
 
-/// The word index of the record of element `e` (found by descending from the
-/// document element through the records that contain it).
+/// The word index of the record of element `e`, which must belong to `doc`.
 fn record_of(doc: &Document<'_>, e: Node<'_>) -> Option<u32> {
-    let tape = doc.tape();
-    let target = e.range().start;
-    let mut i = 0usize;
-    // the top level: find the document element
-    while i < tape.len() && tape[i] >> KIND_SHIFT != K_ELEM {
-        i += LEAF_WORDS as usize;
-    }
-    loop {
-        if i >= tape.len() || tape[i] >> KIND_SHIFT != K_ELEM {
-            return None;
-        }
-        if tape[i + 1] as usize == target {
-            return Some(i as u32);
-        }
-        let next = tape[i + 2] as usize;
-        let mut j = i + ELEM_WORDS as usize;
-        let mut found = None;
-        while j < next {
-            let k = tape[j] >> KIND_SHIFT;
-            match k {
-                K_ATTR | K_NSDECL => j += ATTR_WORDS as usize,
-                K_ELEM => {
-                    if (tape[j + 1] as usize) <= target && target < tape[j + 4] as usize {
-                        found = Some(j);
-                        break;
-                    }
-                    j = tape[j + 2] as usize;
-                }
-                _ => j += LEAF_WORDS as usize,
-            }
-        }
-        i = found?;
-    }
+    let same_doc = std::ptr::eq(e.document().text().as_ptr(), doc.text().as_ptr()) && std::ptr::eq(e.document().tape().as_ptr(), doc.tape().as_ptr());
+    e.record().filter(|_| same_doc && e.is_element())
 }
 
 pub(crate) fn run<'d, W: Write + ?Sized>(

@@ -385,6 +385,13 @@ impl Names {
     pub fn find_ns(&self, uri: &str) -> Option<NsId> {
         self.ns_map.get(uri.as_bytes()).copied()
     }
+
+    /// [`Names::find_ns`] for a URI given as bytes (no UTF-8 check needed: bytes
+    /// that are not UTF-8 are no interned URI).
+    #[inline]
+    pub fn find_ns_bytes(&self, uri: &[u8]) -> Option<NsId> {
+        self.ns_map.get(uri).copied()
+    }
     /// Number of symbols.
     pub fn sym_count(&self) -> usize {
         self.syms.len()
