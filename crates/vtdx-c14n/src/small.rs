@@ -24,14 +24,21 @@ impl<T: Copy + Default, const N: usize> Stack<T, N> {
         self.len == 0
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, v: T) {
+        if self.len < N && self.heap.is_empty() {
+            self.inline[self.len] = v;
+            self.len += 1;
+            return;
+        }
+        self.push_heap(v);
+    }
+
+    /// [`Stack::push`] beyond the inline entries (moving them to the heap first).
+    #[cold]
+    #[inline(never)]
+    fn push_heap(&mut self, v: T) {
         if self.heap.is_empty() {
-            if self.len < N {
-                self.inline[self.len] = v;
-                self.len += 1;
-                return;
-            }
             self.heap.reserve(N * 2);
             self.heap.extend_from_slice(&self.inline[..self.len]);
         }
