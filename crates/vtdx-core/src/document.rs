@@ -794,7 +794,8 @@ impl<'d> Node<'d> {
 
     /// Previous sibling (any kind). O(number of preceding siblings).
     pub fn prev_sibling(&self) -> Option<Node<'d>> {
-        if self.is_attribute() {
+        // the text before an element's first child record is its first child
+        if self.is_attribute() || self.b == TEXT_START_MARK {
             return None;
         }
         let parent = self.parent()?;
