@@ -345,6 +345,7 @@ impl Names {
     }
 
     /// The qualified name of a symbol, as written.
+    #[inline]
     pub fn qname(&self, s: Sym) -> &str {
         self.qname_text(self.syms[s as usize].qname)
     }
@@ -354,26 +355,27 @@ impl Names {
         self.qnames[self.syms[s as usize].qname as usize].blen as usize
     }
     /// The prefix of a symbol's qualified name ("" when none).
+    #[inline]
     pub fn prefix(&self, s: Sym) -> &str {
-        let q = self.syms[s as usize].qname;
-        &self.qname_text(q)[..self.qnames[q as usize].prefix_len as usize]
+        let i = &self.qnames[self.syms[s as usize].qname as usize];
+        let off = i.off as usize;
+        &self.arena[off..off + i.prefix_len as usize]
     }
     /// The local part of a symbol's qualified name.
+    #[inline]
     pub fn local(&self, s: Sym) -> &str {
-        let q = self.syms[s as usize].qname;
-        let pl = self.qnames[q as usize].prefix_len as usize;
-        let b = self.qname_text(q);
-        if pl == 0 {
-            b
-        } else {
-            &b[pl + 1..]
-        }
+        let i = &self.qnames[self.syms[s as usize].qname as usize];
+        let (off, pl) = (i.off as usize, i.prefix_len as usize);
+        let start = if pl == 0 { off } else { off + pl + 1 };
+        &self.arena[start..off + i.blen as usize]
     }
     /// The namespace id of a symbol.
+    #[inline]
     pub fn ns_id(&self, s: Sym) -> NsId {
         self.syms[s as usize].ns
     }
     /// The namespace URI of a symbol ("" for none).
+    #[inline]
     pub fn ns_uri(&self, s: Sym) -> &str {
         &self.ns[self.syms[s as usize].ns as usize]
     }
