@@ -119,10 +119,15 @@ pub(crate) fn check_ns_uri(names: &Names, prefix: &str, ns: NsId, offset: usize)
 }
 
 pub(crate) fn write_att(buf: &mut Vec<u8>, a: &Att<'_>) {
+    write_att_bytes(buf, a.qname, a.value.as_bytes());
+}
+
+/// Writes ` qname="value"` with the value escaped as the specs say.
+pub(crate) fn write_att_bytes(buf: &mut Vec<u8>, qname: &str, value: &[u8]) {
     buf.push(b' ');
-    buf.extend_from_slice(a.qname.as_bytes());
+    buf.extend_from_slice(qname.as_bytes());
     buf.extend_from_slice(b"=\"");
-    escape::attr_into(buf, a.value.as_bytes());
+    escape::attr_into(buf, value);
     buf.push(b'"');
 }
 

@@ -85,15 +85,7 @@ impl<T: Copy + Default, const N: usize> Stack<T, N> {
         self.as_slice().last()
     }
 
-    pub fn sort_by_key_str(&mut self, key: impl Fn(&T) -> &str) {
-        if self.heap.is_empty() {
-            self.inline[..self.len].sort_unstable_by(|a, b| key(a).cmp(key(b)));
-        } else {
-            self.heap.sort_unstable_by(|a, b| key(a).cmp(key(b)));
-        }
-    }
-
-    pub fn sort_by_key_pair<'k>(&mut self, key: impl Fn(&T) -> (&'k str, &'k str)) {
+    pub fn sort_by_key<K: Ord>(&mut self, key: impl Fn(&T) -> K) {
         if self.heap.is_empty() {
             self.inline[..self.len].sort_unstable_by(|a, b| key(a).cmp(&key(b)));
         } else {

@@ -406,7 +406,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             out.retain(|&(_, ns)| ns != NS_NONE);
         }
         if out.len() > 1 {
-            out.sort_by_key_str(|a| a.0);
+            out.sort_by_key(|a| a.0);
         }
         for k in 0..self.decls.len() {
             let (p, ns, off) = self.decls.as_slice()[k];
@@ -532,7 +532,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             // from the start tag's records and bytes, sorted in place
             let names = self.names;
             let mut raw = std::mem::replace(&mut self.raw_atts, Stack::new());
-            raw.sort_by_key_pair(|a| (names.ns_uri(a.0), names.local(a.0)));
+            raw.sort_by_key(|a| (names.ns_uri(a.0), names.local(a.0)));
             self.end_span()?;
             let t = self.text;
             let buf = &mut self.sink.buf;
@@ -542,11 +542,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                 common::write_ns(buf, names, p, ns);
             }
             for &(s, vs, ve, _) in raw.as_slice() {
-                buf.push(b' ');
-                buf.extend_from_slice(names.qname(s).as_bytes());
-                buf.extend_from_slice(b"=\"");
-                escape::attr_into(buf, &t[vs as usize..ve as usize]);
-                buf.push(b'"');
+                common::write_att_bytes(buf, names.qname(s), &t[vs as usize..ve as usize]);
             }
             buf.push(b'>');
             self.raw_atts = raw;
@@ -778,9 +774,8 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
 }
 
 /// The word index of the record of element `e`, which must belong to `doc`.
-fn record_of(doc: &Document<'_>, e: Node<'_>) -> Option<u32> {
-    let same_doc = std::ptr::eq(e.document().text().as_ptr(), doc.text().as_ptr()) && std::ptr::eq(e.document().tape().as_ptr(), doc.tape().as_ptr());
-    e.record().filter(|_| same_doc && e.is_element())
+fn record_of<'d>(doc: &'d Document<'d>, e: Node<'d>) -> Option<u32> {
+    e.record().filter(|_| std::ptr::eq(e.document(), doc) && e.is_element())
 }
 
 pub(crate) fn run<'d, W: Write + ?Sized>(

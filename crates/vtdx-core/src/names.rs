@@ -385,7 +385,7 @@ impl Names {
     }
     /// The id of a namespace URI if the document uses it.
     pub fn find_ns(&self, uri: &str) -> Option<NsId> {
-        self.ns_map.get(uri.as_bytes()).copied()
+        self.find_ns_bytes(uri.as_bytes())
     }
 
     /// [`Names::find_ns`] for a URI given as bytes (no UTF-8 check needed: bytes

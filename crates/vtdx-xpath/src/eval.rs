@@ -1049,14 +1049,7 @@ impl<'a, 'd> Eval<'a, 'd> {
             let positional = step.preds.iter().any(|p| p.kind != PredKind::Filter);
             let in_order = antichain && matches!(step.axis, Axis::Child | Axis::Attribute | Axis::Namespace);
             antichain = in_order;
-            if in_order && !positional && step.preds.is_empty() {
-                for x in &cur {
-                    self.axis_each(step.axis, &step.test, *x, &mut |n| {
-                        out.push(n);
-                        Ok(true)
-                    })?;
-                }
-            } else if positional {
+            if positional {
                 for x in &cur {
                     self.step_each(step, *x, &mut |n| {
                         out.push(n);
@@ -1073,7 +1066,9 @@ impl<'a, 'd> Eval<'a, 'd> {
                         Ok(true)
                     })?;
                 }
-                sort_dedup(&mut out);
+                if !in_order {
+                    sort_dedup(&mut out);
+                }
                 for p in &step.preds {
                     let mut kept = Vec::with_capacity(out.len());
                     for n in out {

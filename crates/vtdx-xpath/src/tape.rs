@@ -61,7 +61,13 @@ impl<'d> Tape<'d> {
         if self.kind(e) != K_ELEM {
             return None;
         }
-        Some((self.after_attrs(e), self.t[e as usize + 2]))
+        Some(self.element_child_range(e))
+    }
+
+    /// [`Tape::child_range`] of the element record at `e`.
+    #[inline]
+    pub fn element_child_range(&self, e: u32) -> (u32, u32) {
+        (self.after_attrs(e), self.t[e as usize + 2])
     }
 
     /// The word range holding the records of a root's or element's descendants.

@@ -61,8 +61,7 @@ impl<'a, 'd> Eval<'a, 'd> {
                 return Ok(Some(Vec::new()));
             }
         }
-        let tape = self.tape;
-        let nodes: Vec<XNode<'d>> = cur.iter().map(|&r| XNode::plain(if r == ROOT { self.doc.root() } else { tape.node(r) })).collect();
+        let nodes: Vec<XNode<'d>> = cur.iter().map(|&r| self.record_node(r)).collect();
         Ok(Some(self.steps_rest(&path.steps[k..], nodes, shape.antichain)?))
     }
 
@@ -130,7 +129,7 @@ impl<'a, 'd> Eval<'a, 'd> {
                 let Some(m) = self.elem_match(&step.test) else { return Ok(shape) };
                 let mut group = Vec::new();
                 for &f in cur {
-                    let range = if f == ROOT { (0, t.len() as u32) } else { (tape.after_attrs(f), t[f as usize + 2]) };
+                    let range = if f == ROOT { (0, t.len() as u32) } else { tape.element_child_range(f) };
                     if step.preds.is_empty() {
                         let _ = tape.child_elements(range, |s| m.sym(s), |j| {
                             out.push(j);
@@ -151,7 +150,7 @@ impl<'a, 'd> Eval<'a, 'd> {
                 if !shape.antichain {
                     out.sort_unstable();
                 }
-                Ok(Shape { antichain: shape.antichain, level: shape.level })
+                Ok(shape)
             }
             Axis::Descendant | Axis::DescendantOrSelf => {
                 let with_self = step.axis == Axis::DescendantOrSelf;
