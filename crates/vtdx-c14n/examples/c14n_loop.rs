@@ -1,6 +1,8 @@
 //! Exclusive C14N of a SOAP message's Body (or the whole document) N times, for
 //! profiling (`valgrind --tool=callgrind`, `perf record`):
-//! `cargo run --release -p vtdx-c14n --example c14n_loop -- FILE [N] [doc]`.
+//! `cargo run --release -p vtdx-c14n --example c14n_loop -- FILE [N] [doc|vec]`
+//! (`doc`: the whole document; `vec`: the Body with `subtree_to_vec`, a fresh
+//! vector each time, as the benchmark's `vtdx` peer does).
 
 use vtdx_c14n::{Algorithm, Canonicalizer};
 use vtdx_core::Document;
@@ -9,7 +11,9 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let path = args.next().expect("usage: c14n_loop FILE [N] [doc]");
     let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(100);
-    let whole = args.next().as_deref() == Some("doc");
+    let mode = args.next().unwrap_or_default();
+    let whole = mode == "doc";
+    let fresh = mode == "vec";
     let bytes = std::fs::read(&path).expect("cannot read file");
     let doc = Document::parse(&bytes).expect("not well-formed");
     let exc = Canonicalizer::new(Algorithm::ExcC14n10);
@@ -18,7 +22,9 @@ fn main() {
     let t = std::time::Instant::now();
     for _ in 0..n {
         out.clear();
-        if whole {
+        if fresh {
+            out = exc.subtree_to_vec(body).expect("c14n failed");
+        } else if whole {
             exc.canonicalize_document(&doc, &mut out).expect("c14n failed");
         } else {
             exc.canonicalize_subtree(body, &mut out).expect("c14n failed");

@@ -19,6 +19,9 @@ pub(crate) const CAP: usize = 64 * 1024;
 pub(crate) struct Sink<'w, W: Write + ?Sized> {
     pub buf: Vec<u8>,
     pub w: &'w mut W,
+    /// `buf` goes to `w` once it holds this many bytes; `usize::MAX` for a sink that
+    /// keeps everything in `buf` (the `*_to_vec` calls: `buf` is the result).
+    limit: usize,
 }
 
 impl<'w, W: Write + ?Sized> Sink<'w, W> {
@@ -30,11 +33,20 @@ impl<'w, W: Write + ?Sized> Sink<'w, W> {
         if buf.capacity() < want {
             buf.reserve(want);
         }
-        Sink { buf, w }
+        Sink { buf, w, limit: CAP }
+    }
+    /// A sink that collects the whole output in `buf` (room for `hint` bytes to
+    /// start with) and never writes to `w`.
+    pub fn collect(w: &'w mut W, hint: usize) -> Self {
+        Sink { buf: Vec::with_capacity(hint), w, limit: usize::MAX }
+    }
+    /// The collected output of a [`Sink::collect`] sink.
+    pub fn into_vec(mut self) -> Vec<u8> {
+        std::mem::take(&mut self.buf)
     }
     #[inline]
     pub fn put(&mut self, b: &[u8]) -> io::Result<()> {
-        if b.len() >= CAP {
+        if b.len() >= self.limit {
             self.flush()?;
             return self.w.write_all(b);
         }
@@ -43,13 +55,14 @@ impl<'w, W: Write + ?Sized> Sink<'w, W> {
     }
     #[inline]
     pub fn maybe_flush(&mut self) -> io::Result<()> {
-        if self.buf.len() >= CAP {
+        if self.buf.len() >= self.limit {
             self.flush()?;
         }
         Ok(())
     }
+    /// Writes the buffered bytes to `w` (nothing for a collecting sink).
     pub fn flush(&mut self) -> io::Result<()> {
-        if !self.buf.is_empty() {
+        if !self.buf.is_empty() && self.limit != usize::MAX {
             self.w.write_all(&self.buf)?;
             self.buf.clear();
         }
@@ -63,6 +76,9 @@ thread_local! {
 
 impl<W: Write + ?Sized> Drop for Sink<'_, W> {
     fn drop(&mut self) {
+        if self.limit == usize::MAX {
+            return; // a collecting sink's buffer is the caller's result
+        }
         let mut b = std::mem::take(&mut self.buf);
         if b.capacity() <= CAP + 4096 {
             b.clear();
@@ -93,6 +109,8 @@ pub(crate) fn sort_atts(atts: &mut [Att<'_>]) {
 /// `ns`, escaping the URI as an attribute value only when it needs it (the parser
 /// recorded which URIs do).
 pub(crate) fn write_ns(buf: &mut Vec<u8>, names: &Names, prefix: &str, ns: NsId) {
+    let uri = names.ns_by_id(ns).as_bytes();
+    buf.reserve(prefix.len() + uri.len() + 10);
     if prefix.is_empty() {
         buf.extend_from_slice(b" xmlns=\"");
     } else {
@@ -100,7 +118,6 @@ pub(crate) fn write_ns(buf: &mut Vec<u8>, names: &Names, prefix: &str, ns: NsId)
         buf.extend_from_slice(prefix.as_bytes());
         buf.extend_from_slice(b"=\"");
     }
-    let uri = names.ns_by_id(ns).as_bytes();
     if names.ns_attr_plain(ns) {
         buf.extend_from_slice(uri);
     } else {
@@ -124,10 +141,22 @@ pub(crate) fn write_att(buf: &mut Vec<u8>, a: &Att<'_>) {
 
 /// Writes ` qname="value"` with the value escaped as the specs say.
 pub(crate) fn write_att_bytes(buf: &mut Vec<u8>, qname: &str, value: &[u8]) {
+    buf.reserve(qname.len() + value.len() + 4);
     buf.push(b' ');
     buf.extend_from_slice(qname.as_bytes());
     buf.extend_from_slice(b"=\"");
     escape::attr_into(buf, value);
+    buf.push(b'"');
+}
+
+/// [`write_att_bytes`] for a value that is canonical as it stands (nothing to escape).
+#[inline]
+pub(crate) fn write_att_plain(buf: &mut Vec<u8>, qname: &str, value: &[u8]) {
+    buf.reserve(qname.len() + value.len() + 4);
+    buf.push(b' ');
+    buf.extend_from_slice(qname.as_bytes());
+    buf.extend_from_slice(b"=\"");
+    buf.extend_from_slice(value);
     buf.push(b'"');
 }
 

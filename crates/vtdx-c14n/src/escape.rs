@@ -115,15 +115,37 @@ pub(crate) fn text_raw_is_canonical(raw: &[u8]) -> bool {
 
 /// Finds the closing `quote` of an attribute value starting at `t[vs]`; returns
 /// its offset, whether the value reads as written (no reference, no white
-/// space to normalize), and whether it is canonical as written.
+/// space to normalize), and whether it is canonical as written. Eight bytes at
+/// a time while eight remain.
 #[inline]
 pub(crate) fn scan_attr_value(t: &[u8], vs: usize, quote: u8) -> (usize, bool, bool) {
-    let mut acc = 0u8;
     let mut i = vs;
+    // bytes that change when the value is read (`&` TAB LF CR), and bytes escaped in
+    // canonical form though unchanged by reading (`"`, `<`)
+    let (mut read, mut esc) = (0u64, 0u64);
+    while i + 8 <= t.len() {
+        let v = u64::from_le_bytes(t[i..i + 8].try_into().unwrap_or([0; 8]));
+        let a = has_byte(v, b'&') | has_byte(v, b'\t') | has_byte(v, b'\n') | has_byte(v, b'\r');
+        let c = has_byte(v, b'"') | has_byte(v, b'<');
+        let q = has_byte(v, quote);
+        if q != 0 {
+            // the first quote byte is exact (the zero-byte test can only report false
+            // matches above a true one), and so is any match below it
+            let k = q.trailing_zeros() as usize / 8;
+            let below = (1u64 << (k * 8)).wrapping_sub(1);
+            read |= a & below;
+            esc |= c & below;
+            return (i + k, read == 0, read | esc == 0 && quote == b'"');
+        }
+        read |= a;
+        esc |= c;
+        i += 8;
+    }
+    let mut acc = 0u8;
     while i < t.len() {
         let b = t[i];
         if b == quote {
-            return (i, acc & 2 == 0, acc & 6 == 0 && quote == b'"');
+            return (i, acc & 2 == 0 && read == 0, acc & 6 == 0 && read | esc == 0 && quote == b'"');
         }
         acc |= CLASS[b as usize];
         i += 1;
@@ -148,6 +170,36 @@ mod tests {
         assert_eq!(scan_attr_value(t, 9, b'\''), (12, true, false));
         assert_eq!(scan_attr_value(t, 15, b'"'), (18, false, false));
         assert_eq!(scan_attr_value(t, 21, b'"'), (24, false, false));
+    }
+
+    /// The definition, a byte at a time: the closing quote, whether no byte before it
+    /// changes when read (`&` TAB LF CR), whether none is escaped in canonical form.
+    fn scan_bytewise(t: &[u8], vs: usize, quote: u8) -> (usize, bool, bool) {
+        match t[vs..].iter().position(|&b| b == quote) {
+            None => (t.len(), false, false),
+            Some(k) => {
+                let v = &t[vs..vs + k];
+                let read = v.iter().any(|b| b"&\t\n\r".contains(b));
+                let esc = v.iter().any(|b| b"\"<".contains(b));
+                (vs + k, !read, !read && !esc && quote == b'"')
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        /// The word-at-a-time scan gives the bytewise answer for values of any length and
+        /// content (the special bytes and high bytes close together, quotes anywhere).
+        #[test]
+        fn scan_attr_value_is_bytewise(
+            t in proptest::collection::vec(proptest::sample::select(b"ab&\t\n\r\"'<>\x00\x80\xff".to_vec()), 0..40),
+            vs in 0usize..40,
+            dq in proptest::bool::ANY,
+        ) {
+            let vs = vs.min(t.len());
+            let quote = if dq { b'"' } else { b'\'' };
+            proptest::prop_assert_eq!(scan_attr_value(&t, vs, quote), scan_bytewise(&t, vs, quote));
+        }
     }
 
     #[test]

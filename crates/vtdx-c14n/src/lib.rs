@@ -48,6 +48,8 @@ use std::io::{self, Write};
 
 use vtdx_core::{Document, Node, NodeKind};
 
+use crate::common::Sink;
+
 pub use digest::{Digest, DigestWriter};
 
 /// A canonicalization algorithm.
@@ -221,7 +223,7 @@ impl Canonicalizer {
 
     /// Canonicalizes the whole document (comments per the configuration).
     pub fn canonicalize_document<W: Write + ?Sized>(&self, doc: &Document<'_>, w: &mut W) -> Result<(), C14nError> {
-        tree::run(self, doc, None, &[], w)
+        tree::run(self, doc, None, &[], Sink::new(w, doc.text().len() + 1024)).map(drop)
     }
 
     /// Canonicalizes the subtree rooted at `node`: for an element, the element with
@@ -273,8 +275,8 @@ impl Canonicalizer {
             );
         }
         match node.kind() {
-            NodeKind::Root => tree::run(self, doc, None, excluded, w),
-            NodeKind::Element => tree::run(self, doc, Some(node), excluded, w),
+            NodeKind::Root => tree::run(self, doc, None, excluded, Sink::new(w, doc.text().len() + 1024)).map(drop),
+            NodeKind::Element => tree::run(self, doc, Some(node), excluded, Sink::new(w, node.range().len() + 1024)).map(drop),
             _ => {
                 let target = node;
                 engine::run_set(self, doc, &mut |n: SetNode<'_>| matches!(n, SetNode::Node(x) if x == target), w)
@@ -296,15 +298,28 @@ impl Canonicalizer {
 
     /// [`Canonicalizer::canonicalize_document`] into a new vector.
     pub fn document_to_vec(&self, doc: &Document<'_>) -> Result<Vec<u8>, C14nError> {
-        let mut v = Vec::with_capacity(doc.text().len());
-        self.canonicalize_document(doc, &mut v)?;
-        Ok(v)
+        let mut none = io::sink();
+        let out = tree::run(self, doc, None, &[], Sink::collect(&mut none, vec_hint(doc.text().len())))?;
+        Ok(out.into_vec())
     }
 
     /// [`Canonicalizer::canonicalize_subtree`] into a new vector.
     pub fn subtree_to_vec(&self, node: Node<'_>) -> Result<Vec<u8>, C14nError> {
-        let mut v = Vec::with_capacity(node.range().len() + 64);
-        self.canonicalize_subtree(node, &mut v)?;
-        Ok(v)
+        if node.kind() != NodeKind::Element {
+            let mut v = Vec::with_capacity(vec_hint(node.range().len()));
+            self.canonicalize_subtree(node, &mut v)?;
+            return Ok(v);
+        }
+        // straight into the result, with no intermediate buffer
+        let mut none = io::sink();
+        let sink = Sink::collect(&mut none, vec_hint(node.range().len()));
+        let out = tree::run(self, node.document(), Some(node), &[], sink)?;
+        Ok(out.into_vec())
     }
+}
+
+/// Room for the canonical form of `n` input bytes: about as long, plus the namespace
+/// declarations a subtree's apex gains and the end tags of empty-element tags.
+fn vec_hint(n: usize) -> usize {
+    n + n / 8 + 256
 }

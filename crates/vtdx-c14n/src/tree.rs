@@ -45,23 +45,28 @@ const ATTR_WORDS: u32 = 2;
 const LEAF_WORDS: u32 = 4;
 
 const NO_SPAN: (usize, usize) = (usize::MAX, usize::MAX);
+/// No namespace declaration (for [`Tree::plain_start_tag`]): not a binding any
+/// declaration makes (an `xmlns` prefix cannot be declared).
+const NO_DECL: (&str, NsId) = ("xmlns", NS_NONE);
 
 #[inline(always)]
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-/// An open element.
+/// An open element (24 bytes: a walk sets up and moves a few of these per element).
 #[derive(Clone, Copy, Default)]
-struct Open<'d> {
+struct Open {
     /// Word index just past the element's subtree.
     next: u32,
-    /// Byte offset just past the element.
-    end: usize,
-    qname: &'d str,
+    /// Byte offset just past the element (token offsets are `u32`, docs/index-format.md).
+    end: u32,
+    /// The element's name symbol.
+    sym: u32,
+    /// `scope` and `rendered` lengths to restore on close.
+    scope: u32,
+    rendered: u32,
     empty: bool,
-    scope: usize,
-    rendered: usize,
 }
 
 struct Tree<'d, 'c, 'w, W: Write + ?Sized> {
@@ -85,7 +90,7 @@ struct Tree<'d, 'c, 'w, W: Write + ?Sized> {
     scope: Stack<(&'d str, NsId), 8>,
     /// The bindings in force in the output, nearest last.
     rendered: Stack<(&'d str, NsId), 8>,
-    stack: Stack<Open<'d>, 8>,
+    stack: Stack<Open, 8>,
     /// Byte offset up to which the input has been accounted for.
     pos: usize,
     apex: Node<'d>,
@@ -97,8 +102,8 @@ struct Tree<'d, 'c, 'w, W: Write + ?Sized> {
     ns_out: Stack<(&'d str, NsId), 4>,
     atts: Vec<Att<'d>>,
     /// The attributes of the start tag being opened: (symbol, value start, value end,
-    /// whether the value reads as written).
-    raw_atts: Stack<(u32, u32, u32, bool), 4>,
+    /// flags: 1 the value reads as written, 2 it is also canonical as written).
+    raw_atts: Stack<(u32, u32, u32, u8), 4>,
     scratch: Vec<u8>,
     dtd_atts: bool,
     /// Per symbol: 0 unknown, 1 no attribute definitions in the DTD, 2 some.
@@ -107,7 +112,7 @@ struct Tree<'d, 'c, 'w, W: Write + ?Sized> {
     rendered_gen: u32,
     /// A direct-mapped memo by symbol: (symbol, `rendered_gen + 1`) when the output
     /// was last seen to bind the symbol's prefix to its namespace already.
-    utilized_rendered: [(u32, u32); 32],
+    utilized_rendered: [(u32, u32); 16],
 }
 
 impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
@@ -191,21 +196,23 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     }
 
     /// The commonest start tags, without the general bookkeeping: a start tag
-    /// inside output with no namespace declarations, whose attributes (if any) are
-    /// unprefixed, in canonical order and canonical as written, with no white
-    /// space but one space before each attribute and none before `>`, and whose
-    /// prefix, in Exclusive C14N, the output already binds to its namespace. Such
-    /// a tag renders as it stands (no namespace node, no attribute to reorder or
-    /// rewrite); it is copied. A leaf element among them (no child records) whose
-    /// text and end tag are canonical as well is copied whole, with no open
-    /// element to push and pop. Only with `plain_fast`. `Ok(None)` (nothing done)
-    /// for anything else.
+    /// inside output whose attributes (if any) are unprefixed, in canonical order
+    /// and canonical as written, with no white space but one space before each
+    /// attribute and none before `>`, and that either has no namespace declaration
+    /// (and, in Exclusive C14N, a prefix the output already binds to its
+    /// namespace) or, first, one declaration of its own prefix that the output
+    /// does not bind yet, written canonically. Such a tag renders as it stands
+    /// (the declaration, if any, is the one namespace node to render; no attribute
+    /// to reorder or rewrite); it is copied. A leaf element among them (no child
+    /// records) whose text and end tag are canonical as well is copied whole, with
+    /// no open element to push and pop. Only with `plain_fast`. `Ok(None)` (nothing
+    /// done) for anything else.
     #[inline(always)]
     fn open_plain(&mut self, i: u32, parent_output: bool) -> Result<Option<u32>, C14nError> {
         if !(self.plain_fast && parent_output) {
             return Ok(None);
         }
-        let Some((gt, after)) = self.plain_start_tag(i) else { return Ok(None) };
+        let Some((gt, after, decl)) = self.plain_start_tag(i) else { return Ok(None) };
         let tape = self.tape;
         let iu = i as usize;
         let start = tape[iu + 1] as usize;
@@ -214,7 +221,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         let sym = tape[iu] & PAYLOAD_MASK;
         let qlen = self.names.qname_len(sym);
         if after == next {
-            // a leaf: `<qname ...>text</qname>`?
+            // a leaf: `<qname ...>text</qname>` (a declaration on it binds nothing beyond)
             let t = self.text;
             let ce = end - qlen - 3;
             if !is_ws(t[end - 2]) && (ce == gt + 1 || escape::text_raw_is_canonical(&t[gt + 1..ce])) {
@@ -223,18 +230,30 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                 return Ok(Some(next));
             }
         }
-        let qname = self.names.qname(sym);
         self.raw(start..gt + 1)?;
-        self.stack.push(Open { next, end, qname, empty: false, scope: self.scope.len(), rendered: self.rendered.len() });
+        self.stack.push(Open {
+            next,
+            end: end as u32,
+            sym,
+            scope: self.scope.len() as u32,
+            rendered: self.rendered.len() as u32,
+            empty: false,
+        });
+        if decl != NO_DECL {
+            self.scope.push(decl);
+            self.rendered.push(decl);
+            self.rendered_gen += 1;
+        }
         self.pos = gt + 1;
         Ok(Some(after))
     }
 
     /// For [`Tree::open_plain`]: the offset of the `>` of the start tag of the
-    /// element record at word `i` and the word after its attribute records, when
-    /// the tag can be copied as it stands.
+    /// element record at word `i`, the word after its attribute records and the
+    /// binding its declaration renders ([`NO_DECL`]: none), when the tag can be
+    /// copied as it stands.
     #[inline(always)]
-    fn plain_start_tag(&mut self, i: u32) -> Option<(usize, u32)> {
+    fn plain_start_tag(&mut self, i: u32) -> Option<(usize, u32, (&'d str, NsId))> {
         let tape = self.tape;
         let t = self.text;
         let names = self.names;
@@ -243,6 +262,13 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         let next = tape[iu + 2];
         let mut p = tape[iu + 1] as usize + 1 + names.qname_len(sym);
         let mut j = i + ELEM_WORDS;
+        let mut decl = NO_DECL;
+        if j < next && tape[j as usize] >> KIND_SHIFT == K_NSDECL {
+            decl = self.plain_decl(sym, j, p)?;
+            p = tape[j as usize + 1] as usize + names.qname_len(tape[j as usize] & PAYLOAD_MASK) + names.ns_by_id(decl.1).len() + 3;
+            j += ATTR_WORDS;
+        }
+        let first_attr = j;
         let mut prev: &str = "";
         while j < next {
             let w = tape[j as usize];
@@ -253,7 +279,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             }
             let asym = w & PAYLOAD_MASK;
             let local = names.local(asym);
-            if local.len() != names.qname_len(asym) || (j > i + ELEM_WORDS && local <= prev) {
+            if local.len() != names.qname_len(asym) || (j > first_attr && local <= prev) {
                 return None; // prefixed, or out of canonical order
             }
             let astart = tape[j as usize + 1] as usize;
@@ -272,10 +298,44 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         if t[p] != b'>' {
             return None; // white space before `>`, or an empty-element tag
         }
-        if self.exclusive && !self.output_binds(sym) {
+        if decl == NO_DECL && self.exclusive && !self.output_binds(sym) {
             return None;
         }
-        Some((p, j))
+        Some((p, j, decl))
+    }
+
+    /// For [`Tree::plain_start_tag`]: the declaration record at word `j` of an element
+    /// `sym` whose name ends at byte `p`, when it is ` xmlns:prefix="uri"` (or
+    /// ` xmlns="uri"`) for the element's own prefix, written as its canonical form
+    /// (the URI as the parser resolved it, nothing to escape, absolute) and not
+    /// yet bound so in the output, i.e. the one namespace node the element renders
+    /// in every algorithm.
+    #[inline(always)]
+    fn plain_decl(&self, sym: u32, j: u32, p: usize) -> Option<(&'d str, NsId)> {
+        let (t, names) = (self.text, self.names);
+        let w = self.tape[j as usize];
+        let an = names.qname(w & PAYLOAD_MASK);
+        let prefix: &'d str = if an.len() == 5 { "" } else { &an[6..] };
+        if !common::same(prefix, names.prefix(sym)) || prefix == "xml" {
+            return None;
+        }
+        let ns = names.ns_id(sym);
+        let astart = self.tape[j as usize + 1] as usize;
+        let vs = astart + an.len() + 2;
+        let uri = names.ns_by_id(ns).as_bytes();
+        if t[p] != b' ' || astart != p + 1 || t[vs - 2] != b'=' || t[vs - 1] != b'"' {
+            return None;
+        }
+        if t.get(vs..vs + uri.len()) != Some(uri) || t.get(vs + uri.len()) != Some(&b'"') {
+            return None; // references or white space to normalize, or not the URI
+        }
+        if !names.ns_attr_plain(ns) || (ns != NS_NONE && !names.ns_has_scheme(ns)) {
+            return None; // to escape, or relative (an error, from the general path)
+        }
+        if lookup(self.rendered.as_slice(), prefix).unwrap_or(NS_NONE) == ns {
+            return None; // superfluous: the general path leaves it out
+        }
+        Some((prefix, ns))
     }
 
     /// Does the output already bind the prefix of `sym` to its namespace (so an
@@ -350,6 +410,9 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                 let prefix: &'d str = if an.len() == 5 { "" } else { &an[6..] };
                 let ns = if vs == ve {
                     NS_NONE
+                } else if names.prefix(sym) == prefix {
+                    // the declaration binds the element's own prefix: the parser resolved it
+                    names.ns_id(sym)
                 } else if as_is {
                     names.find_ns_bytes(&t[vs..ve]).unwrap_or(NS_NONE)
                 } else {
@@ -361,7 +424,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                 self.decls.push((prefix, ns, astart));
                 self.scope.push((prefix, ns));
             } else {
-                self.raw_atts.push((asym, vs as u32, ve as u32, as_is));
+                self.raw_atts.push((asym, vs as u32, ve as u32, u8::from(as_is) | u8::from(canonical) << 1));
                 if raw_ok {
                     let key = (names.ns_uri(asym), names.local(asym));
                     if n_attrs > 0 && key <= prev_key {
@@ -386,49 +449,47 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         }
 
         // the namespace declarations to output
-        let mut out = std::mem::replace(&mut self.ns_out, Stack::new());
-        out.clear();
+        self.ns_out.clear();
         if self.exclusive {
-            self.exclusive_candidates(i, after_attrs, sym, qname, dtd_decl, parent_output, scope_mark, &mut out);
+            self.exclusive_candidates(i, after_attrs, sym, qname, dtd_decl, parent_output, scope_mark);
         } else if parent_output {
             for &(p, ns, _) in self.decls.as_slice() {
                 if p != "xml" && lookup(self.rendered.as_slice(), p).unwrap_or(NS_NONE) != ns {
-                    out.push((p, ns));
+                    self.ns_out.push((p, ns));
                 }
             }
         } else {
             // the apex: every namespace in scope
             for &(p, ns) in self.scope.as_slice().iter().rev() {
-                if p != "xml" && !out.as_slice().iter().any(|(q, _)| *q == p) {
-                    out.push((p, ns));
+                if p != "xml" && !self.ns_out.as_slice().iter().any(|(q, _)| *q == p) {
+                    self.ns_out.push((p, ns));
                 }
             }
-            out.retain(|&(_, ns)| ns != NS_NONE);
+            self.ns_out.retain(|&(_, ns)| ns != NS_NONE);
         }
-        if out.len() > 1 {
-            out.sort_by_key(|a| a.0);
+        if self.ns_out.len() > 1 {
+            self.ns_out.sort_by_key(|a| a.0);
         }
         for k in 0..self.decls.len() {
             let (p, ns, off) = self.decls.as_slice()[k];
             common::check_ns_uri(self.names, p, ns, off)?;
         }
         if raw_ok {
-            raw_ok = out.len() == self.decls.len() && out.as_slice().iter().zip(self.decls.as_slice()).all(|(&(p, ns), &(q, m, _))| p == q && ns == m);
+            raw_ok = self.ns_out.len() == self.decls.len() && self.ns_out.as_slice().iter().zip(self.decls.as_slice()).all(|(&(p, ns), &(q, m, _))| p == q && ns == m);
         }
-        if !out.is_empty() {
+        if !self.ns_out.is_empty() {
             self.rendered_gen += 1;
         }
-        for &x in out.as_slice() {
+        for &x in self.ns_out.as_slice() {
             self.rendered.push(x);
         }
-        self.ns_out = out;
 
         if raw_ok {
             self.raw(start..tag_end)?;
         } else {
             self.generate_start_tag(start, qname, parent_output, dtd_decl)?;
         }
-        self.stack.push(Open { next, end, qname, empty, scope: scope_mark, rendered: rendered_mark });
+        self.stack.push(Open { next, end: end as u32, sym, scope: scope_mark as u32, rendered: rendered_mark as u32, empty });
         self.pos = tag_end;
         Ok(after_attrs)
     }
@@ -439,7 +500,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     /// prefixes, rendered unless the parent (when output) has the same binding.
     #[allow(clippy::too_many_arguments)]
     fn exclusive_candidates(
-        &self,
+        &mut self,
         i: u32,
         after_attrs: u32,
         sym: Sym,
@@ -447,9 +508,9 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         dtd_decl: bool,
         parent_output: bool,
         scope_mark: usize,
-        out: &mut Stack<(&'d str, NsId), 4>,
     ) {
         let names = self.names;
+        let out = &mut self.ns_out;
         let listed = |p: &str| !self.c.prefixes.is_empty() && self.c.prefixes.iter().any(|x| x == p);
         let consider = |p: &'d str, ns: NsId, out: &mut Stack<(&'d str, NsId), 4>| {
             if p == "xml" || out.as_slice().iter().any(|(q, _)| common::same(q, p)) || listed(p) {
@@ -527,12 +588,13 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     #[cold]
     #[inline(never)]
     fn generate_start_tag(&mut self, start: usize, qname: &'d str, parent_output: bool, dtd_decl: bool) -> io::Result<()> {
-        if !dtd_decl && (self.exclusive || parent_output) && self.raw_atts.as_slice().iter().all(|a| a.3) {
+        if !dtd_decl && (self.exclusive || parent_output) && self.raw_atts.as_slice().iter().all(|a| a.3 & 1 != 0) {
             // values that read as written, no DTD defaults, nothing inherited: straight
             // from the start tag's records and bytes, sorted in place
             let names = self.names;
-            let mut raw = std::mem::replace(&mut self.raw_atts, Stack::new());
-            raw.sort_by_key(|a| (names.ns_uri(a.0), names.local(a.0)));
+            if self.raw_atts.len() > 1 {
+                self.raw_atts.sort_by_key(|a| (names.ns_uri(a.0), names.local(a.0)));
+            }
             self.end_span()?;
             let t = self.text;
             let buf = &mut self.sink.buf;
@@ -541,11 +603,15 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             for &(p, ns) in self.ns_out.as_slice() {
                 common::write_ns(buf, names, p, ns);
             }
-            for &(s, vs, ve, _) in raw.as_slice() {
-                common::write_att_bytes(buf, names.qname(s), &t[vs as usize..ve as usize]);
+            for &(s, vs, ve, flags) in self.raw_atts.as_slice() {
+                let v = &t[vs as usize..ve as usize];
+                if flags & 2 != 0 {
+                    common::write_att_plain(buf, names.qname(s), v);
+                } else {
+                    common::write_att_bytes(buf, names.qname(s), v);
+                }
             }
             buf.push(b'>');
-            self.raw_atts = raw;
             return self.sink.maybe_flush();
         }
         let mut atts = std::mem::take(&mut self.atts);
@@ -581,35 +647,36 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     fn close(&mut self) -> io::Result<()> {
         let Some(o) = self.stack.pop() else { return Ok(()) };
         let t = self.text;
+        let end = o.end as usize;
         if o.empty {
             self.end_span()?;
-            self.gen_end_tag(o.qname);
+            self.gen_end_tag(o.sym);
         } else {
-            let exact = !is_ws(t[o.end - 2]);
-            let ce = if exact { o.end - o.qname.len() - 3 } else { memchr::memrchr(b'<', &t[..o.end]).unwrap_or(o.end) };
+            let exact = !is_ws(t[end - 2]);
+            let ce = if exact { end - self.names.qname_len(o.sym) - 3 } else { memchr::memrchr(b'<', &t[..end]).unwrap_or(end) };
             if ce > self.pos {
                 self.text_run(self.pos..ce)?;
             }
             if self.fast && exact {
-                self.raw(ce..o.end)?;
+                self.raw(ce..end)?;
             } else {
                 self.end_span()?;
-                self.gen_end_tag(o.qname);
+                self.gen_end_tag(o.sym);
             }
         }
-        self.pos = o.end;
-        self.scope.truncate(o.scope);
-        if o.rendered < self.rendered.len() {
-            self.rendered.truncate(o.rendered);
+        self.pos = end;
+        self.scope.truncate(o.scope as usize);
+        if (o.rendered as usize) < self.rendered.len() {
+            self.rendered.truncate(o.rendered as usize);
             self.rendered_gen += 1;
         }
         self.sink.maybe_flush()
     }
 
-    fn gen_end_tag(&mut self, qname: &str) {
+    fn gen_end_tag(&mut self, sym: u32) {
         let buf = &mut self.sink.buf;
         buf.extend_from_slice(b"</");
-        buf.extend_from_slice(qname.as_bytes());
+        buf.extend_from_slice(self.names.qname(sym).as_bytes());
         buf.push(b'>');
     }
 
@@ -778,13 +845,13 @@ fn record_of<'d>(doc: &'d Document<'d>, e: Node<'d>) -> Option<u32> {
     e.record().filter(|_| std::ptr::eq(e.document(), doc) && e.is_element())
 }
 
-pub(crate) fn run<'d, W: Write + ?Sized>(
+pub(crate) fn run<'d, 'w, W: Write + ?Sized>(
     c: &Canonicalizer,
     doc: &'d Document<'d>,
     apex: Option<Node<'d>>,
     excluded: &[Node<'d>],
-    w: &mut W,
-) -> Result<(), C14nError> {
+    sink: Sink<'w, W>,
+) -> Result<Sink<'w, W>, C14nError> {
     let root_elem = doc.root_element();
     let top = apex.unwrap_or(root_elem);
     let mut excl: Vec<usize> = excluded.iter().filter(|n| !n.is_root()).map(|n| n.range().start).collect();
@@ -799,7 +866,7 @@ pub(crate) fn run<'d, W: Write + ?Sized>(
         text: doc.text(),
         tape: doc.tape(),
         names: doc.names(),
-        sink: Sink::new(w, top.range().len() + 1024),
+        sink,
         span: NO_SPAN,
         fast: c.fast_path,
         plain_fast: c.fast_path
@@ -823,7 +890,7 @@ pub(crate) fn run<'d, W: Write + ?Sized>(
         dtd_atts: doc.dtd().is_some_and(|d| !d.attributes.is_empty()),
         dtd_cache: Vec::new(),
         rendered_gen: 0,
-        utilized_rendered: [(0, 0); 32],
+        utilized_rendered: [(0, 0); 16],
     };
     if excluded.iter().any(|n| n.is_root()) {
         // the whole document is excluded
@@ -833,7 +900,7 @@ pub(crate) fn run<'d, W: Write + ?Sized>(
             // exclusive canonicalization needs them only for the prefix list and for
             // prefixed attribute defaults (a utilized prefix's URI comes with its name)
             let need_scope = !t.exclusive || !c.prefixes.is_empty() || t.dtd_atts;
-            if let Some(p) = a.parent_element().filter(|_| need_scope) {
+            if let Some(p) = if need_scope { a.parent_element() } else { None } {
                 for (prefix, uri) in p.namespaces() {
                     if prefix != "xml" {
                         let ns = doc.names().find_ns(uri).unwrap_or(NS_NONE);
@@ -868,5 +935,5 @@ pub(crate) fn run<'d, W: Write + ?Sized>(
     t.end_span()?;
     t.sink.flush()?;
     t.sink.w.flush()?;
-    Ok(())
+    Ok(t.sink)
 }

@@ -228,3 +228,44 @@ fn exclusive_rendering_follows_the_output_bindings() {
         assert_eq!(c14n(Algorithm::ExcC14n10, input), want, "{input}");
     }
 }
+
+#[test]
+fn own_prefix_declarations_copied_or_rebuilt() {
+    // an element declaring just its own prefix (`<m:GetQuote xmlns:m="...">`), on the
+    // copy path when the declaration is new and written canonically; redundant
+    // declarations dropped, a URI written with a reference rewritten, default
+    // namespace declarations and undeclarations (expected bytes from lxml 6.1's C14N)
+    let cases = [
+        (
+            r#"<r xmlns:m="urn:m"><m:a xmlns:m="urn:m">1</m:a><m:b xmlns:m="urn:n"><m:c>2</m:c></m:b><m:d xmlns:m="urn&#x3A;m"><m:e/></m:d></r>"#,
+            r#"<r xmlns:m="urn:m"><m:a>1</m:a><m:b xmlns:m="urn:n"><m:c>2</m:c></m:b><m:d><m:e></m:e></m:d></r>"#,
+            r#"<r><m:a xmlns:m="urn:m">1</m:a><m:b xmlns:m="urn:n"><m:c>2</m:c></m:b><m:d xmlns:m="urn:m"><m:e></m:e></m:d></r>"#,
+        ),
+        (
+            r#"<r><m:a xmlns:m="urn:m"><m:b xmlns:m="urn:m">x</m:b><m:c xmlns:m="urn:o" a="1">y</m:c></m:a><m:a xmlns:m="urn:m" z="2">t</m:a></r>"#,
+            r#"<r><m:a xmlns:m="urn:m"><m:b>x</m:b><m:c xmlns:m="urn:o" a="1">y</m:c></m:a><m:a xmlns:m="urn:m" z="2">t</m:a></r>"#,
+            r#"<r><m:a xmlns:m="urn:m"><m:b>x</m:b><m:c xmlns:m="urn:o" a="1">y</m:c></m:a><m:a xmlns:m="urn:m" z="2">t</m:a></r>"#,
+        ),
+        (
+            r#"<r xmlns="urn:d"><a xmlns="">1</a><b xmlns="urn:d">2</b><c xmlns="urn:e"><d xmlns="">3</d></c></r>"#,
+            r#"<r xmlns="urn:d"><a xmlns="">1</a><b>2</b><c xmlns="urn:e"><d xmlns="">3</d></c></r>"#,
+            r#"<r xmlns="urn:d"><a xmlns="">1</a><b>2</b><c xmlns="urn:e"><d xmlns="">3</d></c></r>"#,
+        ),
+        (
+            r#"<r><a xmlns="">1</a><b xmlns="urn:d"><c xmlns="">2</c></b></r>"#,
+            r#"<r><a>1</a><b xmlns="urn:d"><c xmlns="">2</c></b></r>"#,
+            r#"<r><a>1</a><b xmlns="urn:d"><c xmlns="">2</c></b></r>"#,
+        ),
+    ];
+    for (input, inclusive, exclusive) in cases {
+        assert_eq!(c14n(Algorithm::C14n10, input), inclusive, "{input}");
+        assert_eq!(c14n(Algorithm::C14n11, input), inclusive, "{input}");
+        assert_eq!(c14n(Algorithm::ExcC14n10, input), exclusive, "{input}");
+    }
+    // a relative namespace URI is an error on every path
+    let doc = Document::parse(br#"<r><m:a xmlns:m="rel/m">1</m:a></r>"#).unwrap();
+    for alg in [Algorithm::C14n10, Algorithm::ExcC14n10] {
+        let err = Canonicalizer::new(alg).document_to_vec(&doc).unwrap_err();
+        assert!(matches!(err, vtdx_c14n::C14nError::RelativeNamespaceUri { .. }), "{alg:?}: {err}");
+    }
+}

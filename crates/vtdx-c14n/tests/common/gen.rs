@@ -40,7 +40,7 @@ const LOCALS: &[&str] = &["a", "b", "item", "x"];
 const ATTR_LOCALS: &[&str] = &["a", "b", "id", "attr", "z"];
 
 fn decode(uri: &str) -> String {
-    uri.replace("&amp;", "&")
+    uri.replace("&#x3A;", ":").replace("&amp;", "&")
 }
 
 pub struct Gen {
@@ -143,7 +143,18 @@ impl Gen {
         let mark = self.scope.len();
         // namespace declarations
         let mut decls: Vec<(String, String)> = Vec::new(); // (attr name, raw uri)
-        for &p in PREFIXES {
+        // now and then a single declaration of the element's own prefix (the shape of
+        // `<m:GetQuote xmlns:m="...">`): new, redundant, or with a reference in the URI
+        let own = if self.depth > 0 && self.rng.chance(15) { Some(*self.rng.pick(PREFIXES)) } else { None };
+        if let Some(p) = own {
+            let raw = match self.rng.below(4) {
+                0 => self.lookup(p).map(|u| u.replace('&', "&amp;")).unwrap_or_else(|| "urn&#x3A;b".into()),
+                1 => "urn&#x3A;b".into(),
+                _ => self.rng.pick(URIS).to_string(),
+            };
+            decls.push((format!("xmlns:{p}"), raw));
+        }
+        for &p in PREFIXES.iter().filter(|_| own.is_none()) {
             if self.rng.chance(if self.depth == 0 { 45 } else { 15 }) {
                 let raw = if self.rng.chance(30) {
                     // redeclare with the URI in scope (redundant), if any
@@ -170,7 +181,9 @@ impl Gen {
         let declared: Vec<String> =
             PREFIXES.iter().filter(|p| self.lookup(p).is_some_and(|u| !u.is_empty())).map(|p| p.to_string()).collect();
         let local = *self.rng.pick(LOCALS);
-        let name = if !declared.is_empty() && self.rng.chance(50) {
+        let name = if let Some(p) = own {
+            format!("{p}:{local}")
+        } else if !declared.is_empty() && self.rng.chance(50) {
             format!("{}:{local}", self.rng.pick(&declared))
         } else {
             local.to_string()
