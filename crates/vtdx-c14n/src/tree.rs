@@ -87,9 +87,9 @@ struct Tree<'d, 'c, 'w, W: Write + ?Sized> {
     exclusive: bool,
     with_comments: bool,
     /// Every binding declared on the open elements (and inherited by the apex).
-    scope: Stack<(&'d str, NsId), 8>,
+    scope: Stack<(&'d str, NsId), 4>,
     /// The bindings in force in the output, nearest last.
-    rendered: Stack<(&'d str, NsId), 8>,
+    rendered: Stack<(&'d str, NsId), 4>,
     stack: Stack<Open, 8>,
     /// Byte offset up to which the input has been accounted for.
     pos: usize,
@@ -98,7 +98,6 @@ struct Tree<'d, 'c, 'w, W: Write + ?Sized> {
     els: Peekable<DescendantElements<'d>>,
     /// Sorted start offsets of the excluded elements and leaf nodes.
     excluded: Vec<usize>,
-    decls: Stack<(&'d str, NsId, usize), 4>,
     ns_out: Stack<(&'d str, NsId), 4>,
     atts: Vec<Att<'d>>,
     /// The attributes of the start tag being opened: (symbol, value start, value end,
@@ -188,6 +187,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
 
     /// Processes the start tag of the element record at word `i`; returns the word
     /// after its attribute records.
+    #[inline(always)]
     fn open(&mut self, i: u32, parent_output: bool) -> Result<u32, C14nError> {
         if let Some(next_word) = self.open_plain(i, parent_output)? {
             return Ok(next_word);
@@ -357,6 +357,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
 
     /// Any start tag: the attribute records, the namespace declarations to render,
     /// then the tag copied or rebuilt.
+    #[inline(never)]
     fn open_general(&mut self, i: u32, parent_output: bool) -> Result<u32, C14nError> {
         let tape = self.tape;
         let t = self.text;
@@ -368,7 +369,6 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         let next = tape[iu + 2];
         let end = tape[iu + 4] as usize;
         let (scope_mark, rendered_mark) = (self.scope.len(), self.rendered.len());
-        self.decls.clear();
         self.raw_atts.clear();
 
         // the attribute records: value ranges, the raw checks, the declarations
@@ -421,7 +421,6 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                     let v = node.all_attributes().nth(n).map(|a| a.value()).unwrap_or_default();
                     if v.is_empty() { NS_NONE } else { names.find_ns(&v).unwrap_or(NS_NONE) }
                 };
-                self.decls.push((prefix, ns, astart));
                 self.scope.push((prefix, ns));
             } else {
                 self.raw_atts.push((asym, vs as u32, ve as u32, u8::from(as_is) | u8::from(canonical) << 1));
@@ -453,7 +452,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         if self.exclusive {
             self.exclusive_candidates(i, after_attrs, sym, qname, dtd_decl, parent_output, scope_mark);
         } else if parent_output {
-            for &(p, ns, _) in self.decls.as_slice() {
+            for &(p, ns) in &self.scope.as_slice()[scope_mark..] {
                 if p != "xml" && lookup(self.rendered.as_slice(), p).unwrap_or(NS_NONE) != ns {
                     self.ns_out.push((p, ns));
                 }
@@ -470,12 +469,14 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         if self.ns_out.len() > 1 {
             self.ns_out.sort_by_key(|a| a.0);
         }
-        for k in 0..self.decls.len() {
-            let (p, ns, off) = self.decls.as_slice()[k];
-            common::check_ns_uri(self.names, p, ns, off)?;
+        let decls = &self.scope.as_slice()[scope_mark..];
+        for &(p, ns) in decls {
+            if ns != NS_NONE && !names.ns_has_scheme(ns) {
+                return Err(self.relative_uri(i, after_attrs, p, ns));
+            }
         }
         if raw_ok {
-            raw_ok = self.ns_out.len() == self.decls.len() && self.ns_out.as_slice().iter().zip(self.decls.as_slice()).all(|(&(p, ns), &(q, m, _))| p == q && ns == m);
+            raw_ok = self.ns_out.as_slice() == decls;
         }
         if !self.ns_out.is_empty() {
             self.rendered_gen += 1;
@@ -492,6 +493,23 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         self.stack.push(Open { next, end: end as u32, sym, scope: scope_mark as u32, rendered: rendered_mark as u32, empty });
         self.pos = tag_end;
         Ok(after_attrs)
+    }
+
+    /// The error for the declaration of `prefix` (binding relative URI `ns`) on the
+    /// element record at word `i`.
+    #[cold]
+    fn relative_uri(&self, i: u32, after_attrs: u32, prefix: &str, ns: NsId) -> C14nError {
+        let mut offset = self.tape[i as usize + 1] as usize;
+        let mut j = i + ELEM_WORDS;
+        while j < after_attrs {
+            let w = self.tape[j as usize];
+            let an = self.names.qname(w & PAYLOAD_MASK);
+            if w >> KIND_SHIFT == K_NSDECL && an.strip_prefix("xmlns").is_some_and(|r| r.strip_prefix(':').unwrap_or(r) == prefix) {
+                offset = self.tape[j as usize + 1] as usize;
+            }
+            j += ATTR_WORDS;
+        }
+        common::check_ns_uri(self.names, prefix, ns, offset).err().unwrap_or(C14nError::ForeignNode)
     }
 
     /// Exclusive canonicalization of the namespace axis (tree walk, everything in
@@ -852,10 +870,12 @@ pub(crate) fn run<'d, 'w, W: Write + ?Sized>(
     excluded: &[Node<'d>],
     sink: Sink<'w, W>,
 ) -> Result<Sink<'w, W>, C14nError> {
-    let root_elem = doc.root_element();
-    let top = apex.unwrap_or(root_elem);
-    let mut excl: Vec<usize> = excluded.iter().filter(|n| !n.is_root()).map(|n| n.range().start).collect();
-    excl.sort_unstable();
+    let top = apex.unwrap_or_else(|| doc.root_element());
+    let mut excl: Vec<usize> = Vec::new();
+    if !excluded.is_empty() {
+        excl.extend(excluded.iter().filter(|n| !n.is_root()).map(|n| n.range().start));
+        excl.sort_unstable();
+    }
     let els = match apex {
         Some(a) => a.descendant_elements(),
         None => doc.root().descendant_elements(),
@@ -882,7 +902,6 @@ pub(crate) fn run<'d, 'w, W: Write + ?Sized>(
         apex_start: top.range().start,
         els: els.peekable(),
         excluded: excl,
-        decls: Stack::new(),
         ns_out: Stack::new(),
         atts: Vec::new(),
         raw_atts: Stack::new(),
