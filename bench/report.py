@@ -67,7 +67,8 @@ C14N_WHAT = {
     "vtdx": "`vtdx::c14n::Canonicalizer` straight from the index (`canonicalize_document`; for the Body, "
             "`canonicalize_subtree` of the `Body` child of the `Envelope` root, found by navigation), into a fresh "
             "`Vec<u8>` each time (`document_to_vec`/`subtree_to_vec`); from bytes with `Document::parse`",
-    "vtdx-reuse": "as vtdx, writing into one reused `Vec<u8>`; from bytes with a reused `Parser` (`parse` + `recycle`)",
+    "vtdx-reuse": "as vtdx, appending to one reused `Vec<u8>` (`append_document`/`append_subtree`); from bytes with a reused "
+                  "`Parser` (`parse` + `recycle`)",
     "libxml2": "libxml2's C14N module, the code behind `xmllint --c14n`/`--exc-c14n`, with xmllint's parse options for them "
                "(`XML_PARSE_NOENT | XML_PARSE_DTDATTR | XML_PARSE_DTDLOAD`, plus `XML_PARSE_NONET`) but without comments: "
                "`xmlC14NDocSaveTo` (no node-set) for the whole document; for the Body `xmlC14NExecute` with an is-visible "

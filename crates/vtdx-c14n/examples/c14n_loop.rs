@@ -1,8 +1,10 @@
 //! Exclusive C14N of a SOAP message's Body (or the whole document) N times, for
 //! profiling (`valgrind --tool=callgrind`, `perf record`):
-//! `cargo run --release -p vtdx-c14n --example c14n_loop -- FILE [N] [doc|vec]`
-//! (`doc`: the whole document; `vec`: the Body with `subtree_to_vec`, a fresh
-//! vector each time, as the benchmark's `vtdx` peer does).
+//! `cargo run --release -p vtdx-c14n --example c14n_loop -- FILE [N] [doc|vec|append]`
+//! (the Body written to a reused vector through `Write`, or `doc`: the whole
+//! document; `vec`: the Body with `subtree_to_vec`, a fresh vector each time, as
+//! the benchmark's `vtdx` peer does; `append`: with `append_subtree` into a
+//! reused vector, as its `vtdx-reuse` peer does).
 
 use vtdx_c14n::{Algorithm, Canonicalizer};
 use vtdx_core::Document;
@@ -14,6 +16,7 @@ fn main() {
     let mode = args.next().unwrap_or_default();
     let whole = mode == "doc";
     let fresh = mode == "vec";
+    let append = mode == "append";
     let bytes = std::fs::read(&path).expect("cannot read file");
     let doc = Document::parse(&bytes).expect("not well-formed");
     let exc = Canonicalizer::new(Algorithm::ExcC14n10);
@@ -22,7 +25,9 @@ fn main() {
     let t = std::time::Instant::now();
     for _ in 0..n {
         out.clear();
-        if fresh {
+        if append {
+            exc.append_subtree(body, &mut out).expect("c14n failed");
+        } else if fresh {
             out = exc.subtree_to_vec(body).expect("c14n failed");
         } else if whole {
             exc.canonicalize_document(&doc, &mut out).expect("c14n failed");

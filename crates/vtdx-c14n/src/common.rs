@@ -35,10 +35,9 @@ impl<'w, W: Write + ?Sized> Sink<'w, W> {
         }
         Sink { buf, w, limit: CAP }
     }
-    /// A sink that collects the whole output in `buf` (room for `hint` bytes to
-    /// start with) and never writes to `w`.
-    pub fn collect(w: &'w mut W, hint: usize) -> Self {
-        Sink { buf: Vec::with_capacity(hint), w, limit: usize::MAX }
+    /// A sink that appends the whole output to `buf` and never writes to `w`.
+    pub fn collect(w: &'w mut W, buf: Vec<u8>) -> Self {
+        Sink { buf, w, limit: usize::MAX }
     }
     /// The collected output of a [`Sink::collect`] sink.
     pub fn into_vec(mut self) -> Vec<u8> {

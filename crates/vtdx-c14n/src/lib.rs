@@ -223,7 +223,7 @@ impl Canonicalizer {
 
     /// Canonicalizes the whole document (comments per the configuration).
     pub fn canonicalize_document<W: Write + ?Sized>(&self, doc: &Document<'_>, w: &mut W) -> Result<(), C14nError> {
-        tree::run(self, doc, None, &[], Sink::new(w, doc.text().len() + 1024)).map(drop)
+        tree::run(self, doc, None, &[], Sink::new(w, doc.text().len() + 1024)).1
     }
 
     /// Canonicalizes the subtree rooted at `node`: for an element, the element with
@@ -275,8 +275,8 @@ impl Canonicalizer {
             );
         }
         match node.kind() {
-            NodeKind::Root => tree::run(self, doc, None, excluded, Sink::new(w, doc.text().len() + 1024)).map(drop),
-            NodeKind::Element => tree::run(self, doc, Some(node), excluded, Sink::new(w, node.range().len() + 1024)).map(drop),
+            NodeKind::Root => tree::run(self, doc, None, excluded, Sink::new(w, doc.text().len() + 1024)).1,
+            NodeKind::Element => tree::run(self, doc, Some(node), excluded, Sink::new(w, node.range().len() + 1024)).1,
             _ => {
                 let target = node;
                 engine::run_set(self, doc, &mut |n: SetNode<'_>| matches!(n, SetNode::Node(x) if x == target), w)
@@ -298,23 +298,58 @@ impl Canonicalizer {
 
     /// [`Canonicalizer::canonicalize_document`] into a new vector.
     pub fn document_to_vec(&self, doc: &Document<'_>) -> Result<Vec<u8>, C14nError> {
-        let mut none = io::sink();
-        let out = tree::run(self, doc, None, &[], Sink::collect(&mut none, vec_hint(doc.text().len())))?;
-        Ok(out.into_vec())
+        let (v, r) = self.collect(doc, None, Vec::with_capacity(vec_hint(doc.text().len())));
+        r.map(|()| v)
     }
 
     /// [`Canonicalizer::canonicalize_subtree`] into a new vector.
     pub fn subtree_to_vec(&self, node: Node<'_>) -> Result<Vec<u8>, C14nError> {
-        if node.kind() != NodeKind::Element {
-            let mut v = Vec::with_capacity(vec_hint(node.range().len()));
-            self.canonicalize_subtree(node, &mut v)?;
-            return Ok(v);
-        }
-        // straight into the result, with no intermediate buffer
+        let apex = match node.kind() {
+            NodeKind::Element => Some(node),
+            NodeKind::Root => None,
+            _ => {
+                let mut v = Vec::new();
+                self.canonicalize_subtree(node, &mut v)?;
+                return Ok(v);
+            }
+        };
+        let (v, r) = self.collect(node.document(), apex, Vec::with_capacity(vec_hint(node.range().len())));
+        r.map(|()| v)
+    }
+
+    /// [`Canonicalizer::canonicalize_document`], appending to `out` with no
+    /// intermediate buffer: with a vector reused from one message to the next,
+    /// canonicalizing allocates nothing. On an error `out` keeps what was written
+    /// before it.
+    pub fn append_document(&self, doc: &Document<'_>, out: &mut Vec<u8>) -> Result<(), C14nError> {
+        let mut buf = std::mem::take(out);
+        buf.reserve(vec_hint(doc.text().len()));
+        let r;
+        (*out, r) = self.collect(doc, None, buf);
+        r
+    }
+
+    /// [`Canonicalizer::canonicalize_subtree`], appending to `out` (see
+    /// [`Canonicalizer::append_document`]).
+    pub fn append_subtree(&self, node: Node<'_>, out: &mut Vec<u8>) -> Result<(), C14nError> {
+        let apex = match node.kind() {
+            NodeKind::Element => Some(node),
+            NodeKind::Root => None,
+            _ => return self.canonicalize_subtree(node, out),
+        };
+        let mut buf = std::mem::take(out);
+        buf.reserve(vec_hint(node.range().len()));
+        let r;
+        (*out, r) = self.collect(node.document(), apex, buf);
+        r
+    }
+
+    /// The tree walk of `apex` (the whole document for `None`), appending to `buf`
+    /// straight (no pooled buffer, no copy); `buf` comes back, error or not.
+    fn collect(&self, doc: &Document<'_>, apex: Option<Node<'_>>, buf: Vec<u8>) -> (Vec<u8>, Result<(), C14nError>) {
         let mut none = io::sink();
-        let sink = Sink::collect(&mut none, vec_hint(node.range().len()));
-        let out = tree::run(self, node.document(), Some(node), &[], sink)?;
-        Ok(out.into_vec())
+        let (sink, r) = tree::run(self, doc, apex, &[], Sink::collect(&mut none, buf));
+        (sink.into_vec(), r)
     }
 }
 

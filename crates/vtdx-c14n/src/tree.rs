@@ -858,6 +858,58 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     }
 }
 
+impl<'d, W: Write + ?Sized> Tree<'d, '_, '_, W> {
+    /// The walk of [`run`]: the apex's subtree, or the whole document; nothing when
+    /// the whole document is excluded.
+    #[inline(always)]
+    fn go(&mut self, apex: Option<Node<'d>>, whole_excluded: bool) -> Result<(), C14nError> {
+        if whole_excluded {
+            // the whole document is excluded
+        } else if let Some(a) = apex {
+            if !self.is_excluded(self.apex_start) {
+                // the bindings the apex inherits: the inclusive algorithms declare them all,
+                // exclusive canonicalization needs them only for the prefix list and for
+                // prefixed attribute defaults (a utilized prefix's URI comes with its name)
+                let need_scope = !self.exclusive || !self.c.prefixes.is_empty() || self.dtd_atts;
+                if let Some(p) = if need_scope { a.parent_element() } else { None } {
+                    for (prefix, uri) in p.namespaces() {
+                        if prefix != "xml" {
+                            let ns = self.names.find_ns(uri).unwrap_or(NS_NONE);
+                            self.scope.push((prefix, ns));
+                        }
+                    }
+                }
+                let ai = record_of(self.doc, a).ok_or(C14nError::ForeignNode)?;
+                self.walk(ai, false)?;
+            }
+        } else {
+            let tape = self.tape;
+            let mut before = true;
+            let mut i = 0u32;
+            while (i as usize) < tape.len() {
+                let k = tape[i as usize] >> KIND_SHIFT;
+                if k == K_ELEM {
+                    let start = tape[i as usize + 1] as usize;
+                    if !self.is_excluded(start) {
+                        self.walk(i, true)?;
+                    }
+                    before = false;
+                    i = tape[i as usize + 2];
+                } else {
+                    if !self.is_excluded(tape[i as usize + 1] as usize) {
+                        self.top_level(i, before)?;
+                    }
+                    i += LEAF_WORDS;
+                }
+            }
+        }
+        self.end_span()?;
+        self.sink.flush()?;
+        self.sink.w.flush()?;
+        Ok(())
+    }
+}
+
 /// The word index of the record of element `e`, which must belong to `doc`.
 fn record_of<'d>(doc: &'d Document<'d>, e: Node<'d>) -> Option<u32> {
     e.record().filter(|_| std::ptr::eq(e.document(), doc) && e.is_element())
@@ -869,7 +921,7 @@ pub(crate) fn run<'d, 'w, W: Write + ?Sized>(
     apex: Option<Node<'d>>,
     excluded: &[Node<'d>],
     sink: Sink<'w, W>,
-) -> Result<Sink<'w, W>, C14nError> {
+) -> (Sink<'w, W>, Result<(), C14nError>) {
     let top = apex.unwrap_or_else(|| doc.root_element());
     let mut excl: Vec<usize> = Vec::new();
     if !excluded.is_empty() {
@@ -911,48 +963,7 @@ pub(crate) fn run<'d, 'w, W: Write + ?Sized>(
         rendered_gen: 0,
         utilized_rendered: [(0, 0); 16],
     };
-    if excluded.iter().any(|n| n.is_root()) {
-        // the whole document is excluded
-    } else if let Some(a) = apex {
-        if !t.is_excluded(t.apex_start) {
-            // the bindings the apex inherits: the inclusive algorithms declare them all,
-            // exclusive canonicalization needs them only for the prefix list and for
-            // prefixed attribute defaults (a utilized prefix's URI comes with its name)
-            let need_scope = !t.exclusive || !c.prefixes.is_empty() || t.dtd_atts;
-            if let Some(p) = if need_scope { a.parent_element() } else { None } {
-                for (prefix, uri) in p.namespaces() {
-                    if prefix != "xml" {
-                        let ns = doc.names().find_ns(uri).unwrap_or(NS_NONE);
-                        t.scope.push((prefix, ns));
-                    }
-                }
-            }
-            let ai = record_of(doc, a).ok_or(C14nError::ForeignNode)?;
-            t.walk(ai, false)?;
-        }
-    } else {
-        let tape = t.tape;
-        let mut before = true;
-        let mut i = 0u32;
-        while (i as usize) < tape.len() {
-            let k = tape[i as usize] >> KIND_SHIFT;
-            if k == K_ELEM {
-                let start = tape[i as usize + 1] as usize;
-                if !t.is_excluded(start) {
-                    t.walk(i, true)?;
-                }
-                before = false;
-                i = tape[i as usize + 2];
-            } else {
-                if !t.is_excluded(tape[i as usize + 1] as usize) {
-                    t.top_level(i, before)?;
-                }
-                i += LEAF_WORDS;
-            }
-        }
-    }
-    t.end_span()?;
-    t.sink.flush()?;
-    t.sink.w.flush()?;
-    Ok(t.sink)
+    let whole_excluded = excluded.iter().any(|n| n.is_root());
+    let r = t.go(apex, whole_excluded);
+    (t.sink, r)
 }

@@ -269,3 +269,32 @@ fn own_prefix_declarations_copied_or_rebuilt() {
         assert!(matches!(err, vtdx_c14n::C14nError::RelativeNamespaceUri { .. }), "{alg:?}: {err}");
     }
 }
+
+#[test]
+fn append_entry_points_match_the_writer_entry_points() {
+    let xml = br#"<s:Envelope xmlns:s="urn:s"><s:Header/><s:Body xmlns:w="urn:w" w:Id="b"><m:q xmlns:m="urn:m"><m:v>1 &lt; 2</m:v></m:q></s:Body></s:Envelope>"#;
+    let doc = Document::parse(xml).unwrap();
+    let body = find(&doc, "s:Body");
+    for alg in [Algorithm::C14n10, Algorithm::C14n11, Algorithm::ExcC14n10] {
+        let c = Canonicalizer::new(alg);
+        let (mut whole, mut sub) = (Vec::new(), Vec::new());
+        c.canonicalize_document(&doc, &mut whole).unwrap();
+        c.canonicalize_subtree(body, &mut sub).unwrap();
+        // appended after what the vector holds, into the same vector message after message
+        let mut out = b"prefix:".to_vec();
+        c.append_document(&doc, &mut out).unwrap();
+        assert_eq!(out, [&b"prefix:"[..], &whole].concat(), "{alg:?}");
+        out.clear();
+        c.append_subtree(body, &mut out).unwrap();
+        assert_eq!(out, sub, "{alg:?}");
+        c.append_subtree(doc.root(), &mut out).unwrap();
+        assert_eq!(out, [&sub[..], &whole].concat(), "{alg:?}");
+        assert_eq!(c.subtree_to_vec(body).unwrap(), sub);
+        assert_eq!(c.document_to_vec(&doc).unwrap(), whole);
+    }
+    // on an error the vector keeps what it held
+    let bad = Document::parse(br#"<r><m:a xmlns:m="rel/m">1</m:a></r>"#).unwrap();
+    let mut out = b"kept".to_vec();
+    assert!(Canonicalizer::new(Algorithm::ExcC14n10).append_document(&bad, &mut out).is_err());
+    assert!(out.starts_with(b"kept"));
+}
