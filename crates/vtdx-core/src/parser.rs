@@ -1204,9 +1204,13 @@ fn declaration_problem(names: &Names, q_xml: QNameId, q_xmlns: QNameId, prefix: 
 }
 
 /// The first of `attrs` that repeats an earlier one, by qualified name or (with
-/// namespaces) by expanded name. Pairwise: for the few attributes of a tag.
+/// namespaces) by expanded name. Pairwise, for the few attributes of a tag; past
+/// four, [`may_repeat`] rules most tags out in one pass first.
 #[inline]
 fn first_duplicate(attrs: &[AttrScratch], t: &[u8], ns_on: bool) -> Option<usize> {
+    if attrs.len() > 4 && !may_repeat(attrs, ns_on) {
+        return None;
+    }
     for i in 1..attrs.len() {
         for j in 0..i {
             let (a, b) = (&attrs[i], &attrs[j]);
@@ -1222,6 +1226,24 @@ fn first_duplicate(attrs: &[AttrScratch], t: &[u8], ns_on: bool) -> Option<usize
         }
     }
     None
+}
+
+/// False when no two of `attrs` can share a name: a 256-bit set of the names' ids
+/// (modulo 256) shows no two ids alike, and at most one attribute is in a namespace
+/// (two could share an expanded name under different prefixes).
+#[inline]
+fn may_repeat(attrs: &[AttrScratch], ns_on: bool) -> bool {
+    let mut bits = [0u64; 4];
+    let mut clash = 0u64;
+    let mut in_ns = 0usize;
+    for a in attrs {
+        let q = a.qid as usize & 255;
+        let bit = 1u64 << (q & 63);
+        clash |= bits[q >> 6] & bit;
+        bits[q >> 6] |= bit;
+        in_ns += usize::from(ns_on && a.ns != NS_NONE && !a.is_decl);
+    }
+    clash != 0 || in_ns > 1
 }
 
 /// Completes the element record at word `rec` once its end is known: the word after
@@ -1293,4 +1315,40 @@ pub(crate) fn char_ref(t: &[u8], pos: usize) -> Result<(char, usize), Error> {
         _ => return Err(err(ErrorKind::InvalidCharRef { text: snippet(&t[pos..=p], 20) }, t, pos)),
     };
     Ok((c, p + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn att(qid: QNameId, name: (u32, u32), ns: NsId) -> AttrScratch {
+        AttrScratch { qid, name_off: name.0, name_end: name.1, val_start: 0, val_end: 0, ns, is_decl: false, plain: true }
+    }
+
+    #[test]
+    fn first_duplicate_by_name_and_by_expanded_name() {
+        // names in `t`: a:x (0..3), b:x (4..7), c (8..9)
+        let t = b"a:x b:x c";
+        // ids 1 and 257 share a bit of the set but differ: no repeat
+        assert_eq!(first_duplicate(&[att(1, (8, 9), NS_NONE), att(257, (8, 9), NS_NONE)], t, true), None);
+        assert_eq!(first_duplicate(&[att(5, (8, 9), NS_NONE), att(6, (8, 9), NS_NONE), att(5, (8, 9), NS_NONE)], t, true), Some(2));
+        // a:x and b:x bound to one namespace: the same expanded name, only with namespaces on
+        let (ax, bx) = (att(10, (0, 3), 7), att(11, (4, 7), 7));
+        assert_eq!(first_duplicate(&[att(3, (8, 9), NS_NONE), ax, bx], t, true), Some(2));
+        let (ax, bx) = (att(10, (0, 3), 7), att(11, (4, 7), 7));
+        assert_eq!(first_duplicate(&[ax, bx], t, false), None);
+        let (ax, bx) = (att(10, (0, 3), 7), att(11, (4, 7), 8));
+        assert_eq!(first_duplicate(&[ax, bx], t, true), None);
+        // past four attributes the one-pass set decides first: ids 256 apart share a bit
+        let plain = |ids: &[QNameId]| ids.iter().map(|&q| att(q, (8, 9), NS_NONE)).collect::<Vec<_>>();
+        assert!(!may_repeat(&plain(&[1, 2, 3, 4, 5, 6]), true));
+        assert!(may_repeat(&plain(&[1, 2, 3, 4, 5, 257]), true));
+        assert_eq!(first_duplicate(&plain(&[1, 2, 3, 4, 5, 257]), t, true), None);
+        assert_eq!(first_duplicate(&plain(&[1, 2, 3, 4, 5, 6, 3]), t, true), Some(6));
+        let mut v = plain(&[1, 2, 3, 4]);
+        v.extend([att(10, (0, 3), 7), att(11, (4, 7), 7)]);
+        assert!(may_repeat(&v, true));
+        assert_eq!(first_duplicate(&v, t, true), Some(5));
+        assert_eq!(first_duplicate(&v, t, false), None);
+    }
 }

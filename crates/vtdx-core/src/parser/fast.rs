@@ -2,8 +2,9 @@
 //!
 //! Most of a document is made of a few kinds of items: character data without
 //! references, start tags whose names were seen before and whose attributes
-//! (namespace declarations included) are `name="value"` with plain values, and
-//! end tags. [`Run::content_fast`] parses
+//! (namespace declarations included) are `name="value"` with plain values (or,
+//! for attributes, values with predefined entity references: `&amp;` `&lt;`
+//! `&gt;` `&quot;` `&apos;`), and end tags. [`Run::content_fast`] parses
 //! runs of those with the parser's state held in locals (the general path reaches
 //! it through `self` and spills it around every call), and hands over to the
 //! general loop at the first item it does not handle: a comment, CDATA section, PI,
@@ -161,8 +162,14 @@ impl Run<'_> {
                 if q != b'"' && q != b'\'' {
                     return pos;
                 }
+                // the value: to the closing quote, past predefined entity references
                 let vs = ae + 2;
-                let Some(stop) = crate::chars::find3(t, vs, q, b'<', b'&') else { return pos };
+                let Some(mut stop) = crate::chars::find3(t, vs, q, b'<', b'&') else { return pos };
+                let refs = t[stop] == b'&';
+                if refs {
+                    let Some(s) = past_refs(t, stop, q) else { return pos };
+                    stop = s;
+                }
                 if t[stop] != q || attrs.len() >= max_attrs {
                     return pos;
                 }
@@ -176,8 +183,8 @@ impl Run<'_> {
                     }
                     is_decl = aq == q_xmlns || info.prefix == q_xmlns;
                     if is_decl {
-                        // not when a DTD may type it, or its value needs normalizing
-                        if has_dtd || memchr3(b'\t', b'\n', b'\r', &t[vs..stop]).is_some() {
+                        // not when a DTD may type it, or its value needs decoding or normalizing
+                        if has_dtd || refs || memchr3(b'\t', b'\n', b'\r', &t[vs..stop]).is_some() {
                             return pos;
                         }
                         decls = true;
@@ -189,7 +196,7 @@ impl Run<'_> {
                         }
                     }
                 }
-                attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: stop as u32, ns: ans, is_decl, plain: true });
+                attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: stop as u32, ns: ans, is_decl, plain: !refs });
                 p = stop + 1;
             };
             // A tag with declarations pushes its bindings here; handing over drops them.
@@ -259,6 +266,26 @@ impl Run<'_> {
     }
 }
 
+/// An attribute value quoted with `q` has a `&` at `amp`: the offset of the closing
+/// quote or `<` past it, when every reference is a predefined entity reference.
+#[inline(never)]
+fn past_refs(t: &[u8], mut amp: usize, q: u8) -> Option<usize> {
+    loop {
+        let stop = crate::chars::find3(t, amp + predefined_ref_len(&t[amp..])?, q, b'<', b'&')?;
+        if t[stop] != b'&' {
+            return Some(stop);
+        }
+        amp = stop;
+    }
+}
+
+/// The length of the predefined entity reference (`&amp;` `&lt;` `&gt;` `&quot;`
+/// `&apos;`) that `s` starts with, if it does.
+#[inline]
+fn predefined_ref_len(s: &[u8]) -> Option<usize> {
+    [&b"&amp;"[..], b"&lt;", b"&gt;", b"&quot;", b"&apos;"].into_iter().find(|r| s.starts_with(r)).map(<[u8]>::len)
+}
+
 /// The namespace declarations of a start tag on the lean path (as `Run::namespaces`
 /// makes them): pushes their bindings, then resolves the prefixed attributes with
 /// them. `false` when the general path must take the tag (a declaration
@@ -324,6 +351,8 @@ mod tests {
         "<f q:x='1' xmlns:q='urn:q2'/>", "<q:g xmlns:q='urn:q3'><q:h/></q:g>", "<f xmlns:p='urn:tab\tbed'/>",
         "<f xmlns:p='urn:p' xmlns='urn:d2' p:a='1' a='2'/>", "<f xmlns:s='urn:s' xml:lang='en'/>",
         "<a-name-longer-than-16-bytes-and-more/>", "<g x='a value longer than the sixty-four bytes looked at sixteen at a time'/>",
+        "<f x='&lt;&gt;&quot;&apos;' y='t&amp;u'/>", "<f x='1' y='&amp;' z='3'/>", "<f y='2' x='1'/>", "<f xmlns:q='u&amp;v'/>",
+        "<f x='&#x41;&amp;'/>", "<f x=\"it&apos;s\" a-attribute-name-of-17='v'/>", "<f a-attribute-name-of-17='v' x='&amp;'/>",
     ];
     /// ... and malformed ones, rarer, so both paths must fail the same way too.
     const BAD: &[&str] = &[
@@ -334,6 +363,8 @@ mod tests {
         "<f xmlns:q='a' xmlns:q='b'/>", "<f xmlns:q='a' q:x='1' xmlns:r='a' r:x='2'/>", "<f xmlns:xml='urn:not-xml'/>",
         // the lean path declares s, then hands the tag over (xml:lang): s must not stay bound
         "<f xmlns:s='urn:s' xml:lang='en'/><s:x/>",
+        "<f x='&amp'/>", "<f x='&am;'/>", "<f x='&#0;'/>", "<f x='a&amp;<'/>", "<f x='&amp;&'/>", "<f x='1' y='&lt;' x='2'/>",
+        "<f x ='1'/>", "<f x= '1'/>", "<f xx='1'/>", "<f x='1' yy='2'/>", "<f xy'2'/>", "<f x='1' y\"2\"/>",
     ];
     const NAMES: &[&str] = &["a", "b", "p:c", "d", "a", "q:h", "p:a-name-longer-than-16-bytes", "a-name-longer-than-16-bytes", "a-name-longer-than-16-bytez"];
     const ATTRS: &[&str] = &["", "", " x='1'", " p:y=\"2\"", " x='1' y='\u{e9}'", "  ", " xmlns:q='urn:q'", " xmlns='urn:d'", " xmlns=''"];
