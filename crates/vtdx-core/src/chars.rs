@@ -48,7 +48,7 @@ pub(crate) fn is_ws(b: u8) -> bool {
     CLASS[b as usize] & WS != 0
 }
 
-/// Production [4] NameStartChar.
+/// Production \[4\] NameStartChar.
 pub fn is_name_start_char(c: char) -> bool {
     let c = c as u32;
     if c < 0x80 {
@@ -60,7 +60,7 @@ pub fn is_name_start_char(c: char) -> bool {
         | 0xF900..=0xFDCF | 0xFDF0..=0xFFFD | 0x10000..=0xEFFFF)
 }
 
-/// Production [4a] NameChar.
+/// Production \[4a\] NameChar.
 pub fn is_name_char(c: char) -> bool {
     let u = c as u32;
     if u < 0x80 {
@@ -69,7 +69,7 @@ pub fn is_name_char(c: char) -> bool {
     is_name_start_char(c) || u == 0xB7 || (0x300..=0x36F).contains(&u) || (0x203F..=0x2040).contains(&u)
 }
 
-/// Production [2] Char.
+/// Production \[2\] Char.
 pub fn is_xml_char(c: u32) -> bool {
     matches!(c, 0x9 | 0xA | 0xD | 0x20..=0xD7FF | 0xE000..=0xFFFD | 0x10000..=0x10FFFF)
 }
