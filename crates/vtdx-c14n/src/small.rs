@@ -87,9 +87,9 @@ impl<T: Copy + Default, const N: usize> Stack<T, N> {
 
     pub fn sort_by_key<K: Ord>(&mut self, key: impl Fn(&T) -> K) {
         if self.heap.is_empty() {
-            self.inline[..self.len].sort_unstable_by(|a, b| key(a).cmp(&key(b)));
+            self.inline[..self.len].sort_unstable_by_key(key);
         } else {
-            self.heap.sort_unstable_by(|a, b| key(a).cmp(&key(b)));
+            self.heap.sort_unstable_by_key(key);
         }
     }
 

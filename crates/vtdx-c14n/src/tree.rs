@@ -942,7 +942,7 @@ pub(crate) fn run<'d, 'w, W: Write + ?Sized>(
         span: NO_SPAN,
         fast: c.fast_path,
         plain_fast: c.fast_path
-            && !doc.dtd().is_some_and(|d| !d.attributes.is_empty())
+            && doc.dtd().is_none_or(|d| d.attributes.is_empty())
             && (c.alg != Algorithm::ExcC14n10 || c.prefixes.is_empty()),
         exclusive: c.alg == Algorithm::ExcC14n10,
         with_comments: c.with_comments,

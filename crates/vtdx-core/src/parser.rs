@@ -48,6 +48,9 @@ struct Binding {
     ns: NsId,
 }
 
+/// A reference to an entity with markup inside a replacement text: (start, end, entity name).
+type MarkupRef = (usize, usize, Box<str>);
+
 #[derive(Debug, Clone, Copy)]
 struct AttrScratch {
     qid: QNameId,
@@ -536,7 +539,7 @@ impl Run<'_> {
                     d.encoding = Some(String::from_utf8_lossy(v).into_owned());
                     seen = 2;
                 }
-                b"standalone" if seen >= 1 && seen < 3 => {
+                b"standalone" if (1..3).contains(&seen) => {
                     d.standalone = Some(match v {
                         b"yes" => true,
                         b"no" => false,
@@ -1082,7 +1085,7 @@ impl Run<'_> {
     }
 
     /// Checks an entity's replacement text as content. Returns (expanded size, has markup, markup refs).
-    fn check_replacement(&mut self, r: &[u8]) -> Result<(u64, bool, Vec<(usize, usize, Box<str>)>), Error> {
+    fn check_replacement(&mut self, r: &[u8]) -> Result<(u64, bool, Vec<MarkupRef>), Error> {
         let has_markup_chars = memchr2(b'<', b'&', r).is_some();
         if !has_markup_chars {
             if memmem::find(r, b"]]>").is_some() {

@@ -92,11 +92,10 @@ pub(crate) fn decode_into(d: &Document<'_>, raw: &[u8], out: &mut String, doc_te
         }
         let declared = d.dtd().and_then(|t| t.entity(name));
         match declared.map(|e| &e.value) {
-            Some(EntityValue::Internal(repl)) => {
-                if depth < d.opts.limits.max_entity_depth {
-                    decode_into(d, repl.as_bytes(), out, false, depth + 1);
-                }
+            Some(EntityValue::Internal(repl)) if depth < d.opts.limits.max_entity_depth => {
+                decode_into(d, repl.as_bytes(), out, false, depth + 1);
             }
+            Some(EntityValue::Internal(_)) => {}
             Some(EntityValue::External { .. }) => {}
             None => {} // undeclared with an unread external subset: reads as nothing
         }
