@@ -267,6 +267,19 @@ def run_workload(workload, mode, with_jvm, log):
         results.extend(lines)
         print(f"    {key:<22} {len(lines):4d} results  {dt:6.1f} s", flush=True)
 
+    def median_of_rounds(files, extra, label="round"):
+        """Measures `files` again in rounds 2..HEADLINE_ROUNDS (every native program once per round)
+        and keeps each cell's median round: the target and headline cells."""
+        nonlocal results
+        more = []
+        for r in range(2, HEADLINE_ROUNDS + 1):
+            for prog, _peers in NATIVE_PROGRAMS:
+                lines, dt = run_program(prog, workload, files, extra, timeout, log, quick)
+                more.extend(lines)
+                timings[prog] = timings.get(prog, 0) + dt
+            print(f"    {label} {r}/{HEADLINE_ROUNDS}: {len(more)} results so far", flush=True)
+        results = keep_median_round(results, more)
+
     if workload == "scan":
         go("rust", docs, policy_args(pol), ["memchr", "memcpy", "vtdx-edit"])
     elif workload == "c14n":
@@ -278,15 +291,7 @@ def run_workload(workload, mode, with_jvm, log):
         if not quick:
             # the issue's target cells (the SOAP documents): the median of interleaved rounds, as for
             # the headline cells
-            soap = [d for d in docs if "soap" in d.name]
-            extra = []
-            for r in range(2, HEADLINE_ROUNDS + 1):
-                for prog, _peers in NATIVE_PROGRAMS:
-                    lines, dt = run_program(prog, workload, soap, policy_args(pol), timeout, log, quick)
-                    extra.extend(lines)
-                    timings[prog] = timings.get(prog, 0) + dt
-                print(f"    round {r}/{HEADLINE_ROUNDS}: {len(extra)} results so far", flush=True)
-            results = keep_median_round(results, extra)
+            median_of_rounds([d for d in docs if "soap" in d.name], policy_args(pol))
     elif workload == "xpath-eval":
         # every native program (the ones without XPath print a skip line per expression); no JVM peer
         docs = [corpus_root() / "bench" / d for d in (XPATH_EVAL_QUICK_DOCS if quick else XPATH_EVAL_DOCS)]
@@ -294,14 +299,7 @@ def run_workload(workload, mode, with_jvm, log):
             go(prog, docs, policy_args(pol))
         if not quick:
             # a target cell of the XPath issue: the median of interleaved rounds, as for the headline
-            extra = []
-            for r in range(2, HEADLINE_ROUNDS + 1):
-                for prog, _peers in NATIVE_PROGRAMS:
-                    lines, dt = run_program(prog, workload, docs, policy_args(pol), timeout, log, quick)
-                    extra.extend(lines)
-                    timings[prog] = timings.get(prog, 0) + dt
-                print(f"    round {r}/{HEADLINE_ROUNDS}: {len(extra)} results so far", flush=True)
-            results = keep_median_round(results, extra)
+            median_of_rounds(docs, policy_args(pol))
     elif workload == "python":
         docs = [corpus_root() / "bench" / d for d in (PYTHON_QUICK_DOCS if quick else PYTHON_DOCS)]
         py, why = python_interpreter()
@@ -339,14 +337,7 @@ def run_workload(workload, mode, with_jvm, log):
             go(prog, files, policy_args(pol, many=many))
         if not quick and workload in ("parse", "many"):
             head = files if many else [f for f in files if any(str(f).endswith(h) for h in HEADLINE_DOCS)]
-            extra = []
-            for r in range(2, HEADLINE_ROUNDS + 1):
-                for prog, _peers in NATIVE_PROGRAMS:
-                    lines, dt = run_program(prog, workload, head, policy_args(pol, many=many), timeout, log, quick)
-                    extra.extend(lines)
-                    timings[prog] = timings.get(prog, 0) + dt
-                print(f"    headline round {r}/{HEADLINE_ROUNDS}: {len(extra)} results so far", flush=True)
-            results = keep_median_round(results, extra)
+            median_of_rounds(head, policy_args(pol, many=many), "headline round")
         if with_jvm:
             if quick:
                 # A smoke test that the JVM peers still build, run and agree with the others: one JVM for

@@ -125,37 +125,49 @@ pub(crate) fn write_ns(buf: &mut Vec<u8>, names: &Names, prefix: &str, ns: NsId)
     buf.push(b'"');
 }
 
-/// Fails for a declaration (`prefix`, `ns`) at byte `offset` binding a relative URI
-/// (the parser recorded which namespace URIs have a scheme).
+/// Does namespace `ns` have a relative URI, which Canonical XML must refuse (the
+/// parser recorded which namespace URIs have a scheme)? The empty URI does not count.
+#[inline]
+pub(crate) fn is_relative_ns(names: &Names, ns: NsId) -> bool {
+    ns != NS_NONE && !names.ns_has_scheme(ns)
+}
+
+/// The error for a declaration (`prefix`, relative `ns`) at byte `offset`.
+#[cold]
+pub(crate) fn relative_ns_error(names: &Names, prefix: &str, ns: NsId, offset: usize) -> C14nError {
+    C14nError::RelativeNamespaceUri { prefix: prefix.to_string(), uri: names.ns_by_id(ns).to_string(), offset }
+}
+
+/// Fails for a declaration (`prefix`, `ns`) at byte `offset` binding a relative URI.
 pub(crate) fn check_ns_uri(names: &Names, prefix: &str, ns: NsId, offset: usize) -> Result<(), C14nError> {
-    if ns == NS_NONE || names.ns_has_scheme(ns) {
-        return Ok(());
+    if is_relative_ns(names, ns) {
+        return Err(relative_ns_error(names, prefix, ns, offset));
     }
-    Err(C14nError::RelativeNamespaceUri { prefix: prefix.to_string(), uri: names.ns_by_id(ns).to_string(), offset })
+    Ok(())
+}
+
+/// The prefix an `xmlns` or `xmlns:prefix` attribute name declares (`""` for the default namespace).
+#[inline]
+pub(crate) fn declared_prefix(attr_name: &str) -> &str {
+    attr_name.get(6..).unwrap_or("")
 }
 
 pub(crate) fn write_att(buf: &mut Vec<u8>, a: &Att<'_>) {
-    write_att_bytes(buf, a.qname, a.value.as_bytes());
+    write_att_bytes(buf, a.qname, a.value.as_bytes(), false);
 }
 
-/// Writes ` qname="value"` with the value escaped as the specs say.
-pub(crate) fn write_att_bytes(buf: &mut Vec<u8>, qname: &str, value: &[u8]) {
+/// Writes ` qname="value"` with the value escaped as the specs say (`canonical`: it is
+/// known to need no escaping, and is copied).
+pub(crate) fn write_att_bytes(buf: &mut Vec<u8>, qname: &str, value: &[u8], canonical: bool) {
     buf.reserve(qname.len() + value.len() + 4);
     buf.push(b' ');
     buf.extend_from_slice(qname.as_bytes());
     buf.extend_from_slice(b"=\"");
-    escape::attr_into(buf, value);
-    buf.push(b'"');
-}
-
-/// [`write_att_bytes`] for a value that is canonical as it stands (nothing to escape).
-#[inline]
-pub(crate) fn write_att_plain(buf: &mut Vec<u8>, qname: &str, value: &[u8]) {
-    buf.reserve(qname.len() + value.len() + 4);
-    buf.push(b' ');
-    buf.extend_from_slice(qname.as_bytes());
-    buf.extend_from_slice(b"=\"");
-    buf.extend_from_slice(value);
+    if canonical {
+        buf.extend_from_slice(value);
+    } else {
+        escape::attr_into(buf, value);
+    }
     buf.push(b'"');
 }
 

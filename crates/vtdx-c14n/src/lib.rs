@@ -298,23 +298,17 @@ impl Canonicalizer {
 
     /// [`Canonicalizer::canonicalize_document`] into a new vector.
     pub fn document_to_vec(&self, doc: &Document<'_>) -> Result<Vec<u8>, C14nError> {
-        let (v, r) = self.collect(doc, None, Vec::with_capacity(vec_hint(doc.text().len())));
-        r.map(|()| v)
+        // allocated at its size up front (cheaper than growing an empty vector)
+        let mut v = Vec::with_capacity(room_for(doc.text().len()));
+        self.append_document(doc, &mut v)?;
+        Ok(v)
     }
 
     /// [`Canonicalizer::canonicalize_subtree`] into a new vector.
     pub fn subtree_to_vec(&self, node: Node<'_>) -> Result<Vec<u8>, C14nError> {
-        let apex = match node.kind() {
-            NodeKind::Element => Some(node),
-            NodeKind::Root => None,
-            _ => {
-                let mut v = Vec::new();
-                self.canonicalize_subtree(node, &mut v)?;
-                return Ok(v);
-            }
-        };
-        let (v, r) = self.collect(node.document(), apex, Vec::with_capacity(vec_hint(node.range().len())));
-        r.map(|()| v)
+        let mut v = Vec::with_capacity(room_for(node.range().len()));
+        self.append_subtree(node, &mut v)?;
+        Ok(v)
     }
 
     /// [`Canonicalizer::canonicalize_document`], appending to `out` with no
@@ -322,11 +316,7 @@ impl Canonicalizer {
     /// canonicalizing allocates nothing. On an error `out` keeps what was written
     /// before it.
     pub fn append_document(&self, doc: &Document<'_>, out: &mut Vec<u8>) -> Result<(), C14nError> {
-        let mut buf = std::mem::take(out);
-        buf.reserve(vec_hint(doc.text().len()));
-        let r;
-        (*out, r) = self.collect(doc, None, buf);
-        r
+        self.append(doc, None, doc.text().len(), out)
     }
 
     /// [`Canonicalizer::canonicalize_subtree`], appending to `out` (see
@@ -335,26 +325,27 @@ impl Canonicalizer {
         let apex = match node.kind() {
             NodeKind::Element => Some(node),
             NodeKind::Root => None,
+            // not a subtree of the tree walk: the node-set walk, through `Write`
             _ => return self.canonicalize_subtree(node, out),
         };
-        let mut buf = std::mem::take(out);
-        buf.reserve(vec_hint(node.range().len()));
-        let r;
-        (*out, r) = self.collect(node.document(), apex, buf);
-        r
+        self.append(node.document(), apex, node.range().len(), out)
     }
 
-    /// The tree walk of `apex` (the whole document for `None`), appending to `buf`
-    /// straight (no pooled buffer, no copy); `buf` comes back, error or not.
-    fn collect(&self, doc: &Document<'_>, apex: Option<Node<'_>>, buf: Vec<u8>) -> (Vec<u8>, Result<(), C14nError>) {
+    /// The tree walk of `apex` (the whole document for `None`, `n` input bytes),
+    /// appending to `out` straight (no pooled buffer, no copy); `out` keeps its
+    /// bytes, error or not.
+    fn append(&self, doc: &Document<'_>, apex: Option<Node<'_>>, n: usize, out: &mut Vec<u8>) -> Result<(), C14nError> {
+        let mut buf = std::mem::take(out);
+        buf.reserve(room_for(n));
         let mut none = io::sink();
         let (sink, r) = tree::run(self, doc, apex, &[], Sink::collect(&mut none, buf));
-        (sink.into_vec(), r)
+        *out = sink.into_vec();
+        r
     }
 }
 
-/// Room for the canonical form of `n` input bytes: about as long, plus the namespace
+/// Room for the canonical form of `n` input bytes: about as many, plus the namespace
 /// declarations a subtree's apex gains and the end tags of empty-element tags.
-fn vec_hint(n: usize) -> usize {
+fn room_for(n: usize) -> usize {
     n + n / 8 + 256
 }

@@ -315,7 +315,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         let (t, names) = (self.text, self.names);
         let w = self.tape[j as usize];
         let an = names.qname(w & PAYLOAD_MASK);
-        let prefix: &'d str = if an.len() == 5 { "" } else { &an[6..] };
+        let prefix: &'d str = common::declared_prefix(an);
         if !common::same(prefix, names.prefix(sym)) || prefix == "xml" {
             return None;
         }
@@ -329,7 +329,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         if t.get(vs..vs + uri.len()) != Some(uri) || t.get(vs + uri.len()) != Some(&b'"') {
             return None; // references or white space to normalize, or not the URI
         }
-        if !names.ns_attr_plain(ns) || (ns != NS_NONE && !names.ns_has_scheme(ns)) {
+        if !names.ns_attr_plain(ns) || common::is_relative_ns(names, ns) {
             return None; // to escape, or relative (an error, from the general path)
         }
         if lookup(self.rendered.as_slice(), prefix).unwrap_or(NS_NONE) == ns {
@@ -407,7 +407,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                 if n_attrs > 0 {
                     raw_ok = false; // declarations come first in canonical form
                 }
-                let prefix: &'d str = if an.len() == 5 { "" } else { &an[6..] };
+                let prefix: &'d str = common::declared_prefix(an);
                 let ns = if vs == ve {
                     NS_NONE
                 } else if names.prefix(sym) == prefix {
@@ -471,7 +471,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         }
         let decls = &self.scope.as_slice()[scope_mark..];
         for &(p, ns) in decls {
-            if ns != NS_NONE && !names.ns_has_scheme(ns) {
+            if common::is_relative_ns(names, ns) {
                 return Err(self.relative_uri(i, after_attrs, p, ns));
             }
         }
@@ -504,12 +504,12 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         while j < after_attrs {
             let w = self.tape[j as usize];
             let an = self.names.qname(w & PAYLOAD_MASK);
-            if w >> KIND_SHIFT == K_NSDECL && an.strip_prefix("xmlns").is_some_and(|r| r.strip_prefix(':').unwrap_or(r) == prefix) {
+            if w >> KIND_SHIFT == K_NSDECL && common::declared_prefix(an) == prefix {
                 offset = self.tape[j as usize + 1] as usize;
             }
             j += ATTR_WORDS;
         }
-        common::check_ns_uri(self.names, prefix, ns, offset).err().unwrap_or(C14nError::ForeignNode)
+        common::relative_ns_error(self.names, prefix, ns, offset)
     }
 
     /// Exclusive canonicalization of the namespace axis (tree walk, everything in
@@ -622,12 +622,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                 common::write_ns(buf, names, p, ns);
             }
             for &(s, vs, ve, flags) in self.raw_atts.as_slice() {
-                let v = &t[vs as usize..ve as usize];
-                if flags & 2 != 0 {
-                    common::write_att_plain(buf, names.qname(s), v);
-                } else {
-                    common::write_att_bytes(buf, names.qname(s), v);
-                }
+                common::write_att_bytes(buf, names.qname(s), &t[vs as usize..ve as usize], flags & 2 != 0);
             }
             buf.push(b'>');
             return self.sink.maybe_flush();

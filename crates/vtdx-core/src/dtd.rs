@@ -355,7 +355,8 @@ impl ExpansionBudget {
 // ---------------------------------------------------------------------------
 // Shared lexical helpers
 
-const PREDEFINED: [(&str, char); 5] =
+/// The predefined entities (XML 1.0 §4.6) and their characters.
+pub(crate) const PREDEFINED: [(&str, char); 5] =
     [("amp", '&'), ("lt", '<'), ("gt", '>'), ("apos", '\''), ("quot", '"')];
 
 fn predefined(name: &str) -> Option<char> {

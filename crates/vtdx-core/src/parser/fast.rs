@@ -280,10 +280,11 @@ fn past_refs(t: &[u8], mut amp: usize, q: u8) -> Option<usize> {
 }
 
 /// The length of the predefined entity reference (`&amp;` `&lt;` `&gt;` `&quot;`
-/// `&apos;`) that `s` starts with, if it does.
+/// `&apos;`) that `s` (starting with `&`) starts with, if it does.
 #[inline]
 fn predefined_ref_len(s: &[u8]) -> Option<usize> {
-    [&b"&amp;"[..], b"&lt;", b"&gt;", b"&quot;", b"&apos;"].into_iter().find(|r| s.starts_with(r)).map(<[u8]>::len)
+    let named = |n: &&(&str, char)| s.get(1..=n.0.len()) == Some(n.0.as_bytes()) && s.get(n.0.len() + 1) == Some(&b';');
+    dtd::PREDEFINED.iter().find(named).map(|(name, _)| name.len() + 2)
 }
 
 /// The namespace declarations of a start tag on the lean path (as `Run::namespaces`
