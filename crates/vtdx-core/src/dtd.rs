@@ -28,7 +28,7 @@ use std::ops::Range;
 
 use crate::chars::{is_ws, is_xml_char, scan_name, scan_nmtoken, skip_ws};
 use crate::error::{describe_at, Error, ErrorKind, LimitKind};
-use crate::options::ParseOptions;
+use crate::options::{ExternalPolicy, ParseOptions};
 
 /// A parsed document type declaration.
 #[derive(Debug, Clone, Default)]
@@ -935,6 +935,17 @@ impl<'t> DtdParser<'t, '_> {
         }
     }
 
+    /// With [`ExternalPolicy::Forbid`], the error for the external identifier at
+    /// `from..to` of the declaration `what` names.
+    fn refuse_external(&self, src: &Src, from: usize, to: usize, what: impl FnOnce() -> String) -> Result<(), Error> {
+        if self.opts.external != ExternalPolicy::Forbid {
+            return Ok(());
+        }
+        let identifier = String::from_utf8_lossy(&src.b[from..to.min(src.b.len())]).into_owned();
+        let kind = ErrorKind::ExternalReference { what: what(), identifier };
+        Err(self.err(src, from, kind))
+    }
+
     /// Like [`Self::expected`], quoting the whole word when a name is found.
     fn expected_keyword(&self, src: &Src, pos: usize, what: &'static str) -> Error {
         match token(src.b, pos) {
@@ -969,6 +980,7 @@ impl<'t> DtdParser<'t, '_> {
                 return Err(self.expected(&src, pos, "whitespace before the external identifier"));
             }
             let (public, system, p) = self.external_id(&src, pos, false)?;
+            self.refuse_external(&src, pos, p, || "the external DTD subset".to_string())?;
             self.dtd.public_id = public;
             self.dtd.system_id = system;
             pos = skip_ws(text, p);
@@ -1467,8 +1479,16 @@ impl<'t> DtdParser<'t, '_> {
                         "a quoted entity value, `SYSTEM` or `PUBLIC`",
                     ));
                 }
+                let id_at = p;
                 let (public_id, system_id, p) = self.external_id(src, p, false)?;
                 let system_id = system_id.unwrap_or_default();
+                let q = skip_ws(b, p);
+                let unparsed = matches!(token(b, q), Some(("NDATA", _)));
+                self.refuse_external(src, id_at, p, || match (is_pe, unparsed) {
+                    (true, _) => format!("the external parameter entity `%{name}`"),
+                    (false, true) => format!("the unparsed entity `{name}`"),
+                    (false, false) => format!("the external general entity `{name}`"),
+                })?;
                 let q = skip_ws(b, p);
                 let mut notation = None;
                 let mut end = p;
@@ -1682,8 +1702,36 @@ fn occurrence(b: &[u8], p: usize) -> usize {
 mod tests {
     use super::*;
 
+    /// These tests read external identifiers: the policy that keeps them.
     fn opts() -> ParseOptions {
-        ParseOptions::default()
+        ParseOptions::default().external(ExternalPolicy::Ignore)
+    }
+
+    #[test]
+    fn external_identifiers_refused_by_default() {
+        let o = ParseOptions::default();
+        let cases: [(&str, &str, &str); 5] = [
+            ("<!DOCTYPE r SYSTEM 'r.dtd'><r/>", "the external DTD subset", "SYSTEM 'r.dtd'"),
+            ("<!DOCTYPE r PUBLIC '-//x//y' \"r.dtd\"><r/>", "the external DTD subset", "PUBLIC '-//x//y' \"r.dtd\""),
+            ("<!DOCTYPE r [<!ENTITY e SYSTEM 'e.xml'>]><r/>", "the external general entity `e`", "SYSTEM 'e.xml'"),
+            ("<!DOCTYPE r [<!ENTITY % p SYSTEM 'p.ent'>]><r/>", "the external parameter entity `%p`", "SYSTEM 'p.ent'"),
+            ("<!DOCTYPE r [<!NOTATION n SYSTEM 'n'><!ENTITY u SYSTEM 'u.gif' NDATA n>]><r/>", "the unparsed entity `u`", "SYSTEM 'u.gif'"),
+        ];
+        for (doc, what, id) in cases {
+            let e = parse_with(doc, false, &o).unwrap_err();
+            match e.kind() {
+                ErrorKind::ExternalReference { what: w, identifier } => {
+                    assert_eq!((w.as_str(), identifier.as_str()), (what, id), "{doc}");
+                }
+                k => panic!("{doc}: {k:?}"),
+            }
+            assert_eq!(e.offset() as usize, doc.find(id).unwrap(), "{doc}");
+            assert!(e.to_string().contains("ExternalPolicy::Ignore"), "{e}");
+            assert!(parse_with(doc, false, &opts()).is_ok(), "{doc}");
+        }
+        // a notation names a format, not content: accepted
+        assert!(parse_with("<!DOCTYPE r [<!NOTATION n SYSTEM 'viewer'>]><r/>", false, &o).is_ok());
+        assert!(parse_with("<!DOCTYPE r [<!NOTATION n PUBLIC 'x'>]><r/>", false, &o).is_ok());
     }
 
     fn parse_with(doc: &str, standalone: bool, o: &ParseOptions) -> Result<(Dtd, usize), Error> {

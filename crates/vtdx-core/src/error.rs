@@ -86,8 +86,14 @@ pub enum ErrorKind {
     /// An entity whose replacement text is not well-formed where it is used
     /// (§4.3.2).
     MalformedEntity { name: String, detail: String },
-    /// A reference to an external entity, with [`crate::ExternalEntityPolicy::Error`].
+    /// A reference in content to an external parsed entity, with
+    /// [`crate::ExternalPolicy::RejectReferences`].
     ExternalEntity { name: String },
+    /// An external identifier in the document type declaration (an external DTD
+    /// subset, an external or unparsed entity declaration), refused by
+    /// [`crate::ExternalPolicy::Forbid`], the default. `what` says which
+    /// declaration; `identifier` quotes the identifier as written.
+    ExternalReference { what: String, identifier: String },
     /// A character reference to a code point outside `Char` (WFC: Legal Character).
     InvalidCharRef { text: String },
     /// Something in the XML declaration (§2.8) or text declaration is wrong.
@@ -146,6 +152,12 @@ impl fmt::Display for ErrorKind {
             ErrorKind::ExternalEntity { name } => write!(
                 f,
                 "entity `{name}` is external; external entities are never fetched"
+            ),
+            ErrorKind::ExternalReference { what, identifier } => write!(
+                f,
+                "{what} names external content ({identifier}), which is refused: nothing external is ever fetched, \
+                 and the document would read differently without it; to read it anyway, leaving the external \
+                 content out, use ExternalPolicy::Ignore (CLI `--external ignore`, Python `forbid_external=False`)"
             ),
             ErrorKind::InvalidCharRef { text } => {
                 write!(f, "character reference `{text}` is not a legal XML character")

@@ -45,6 +45,6 @@ pub use edit::{escape_attr, escape_text, EditError, Editor};
 pub use error::{line_column, Error, ErrorKind, LimitKind};
 pub use input::SourceEncoding;
 pub use names::{has_uri_scheme, Names, NsId, Sym, NS_NONE, NS_XML, NS_XMLNS, XMLNS_NAMESPACE, XML_NAMESPACE};
-pub use options::{ExternalEntityPolicy, Limits, ParseOptions};
+pub use options::{ExternalPolicy, Limits, ParseOptions};
 pub use parser::{Parser, XmlDecl};
 pub use write::write_pretty;

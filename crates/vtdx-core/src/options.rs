@@ -39,17 +39,50 @@ impl Default for Limits {
     }
 }
 
-/// What to do when the document refers to an external entity (a general entity
-/// declared with `SYSTEM` or `PUBLIC`) in content. External entities are never
-/// fetched, whatever the policy.
+/// What to do with external identifiers (`SYSTEM "..."` / `PUBLIC "..." "..."`) in
+/// the document type declaration: an external DTD subset, an external general or
+/// parameter entity, an unparsed (`NDATA`) entity. Nothing external is ever fetched,
+/// whatever the policy; the policy decides whether a document that *names* something
+/// external is read at all.
+///
+/// Notation declarations carry external identifiers too; they name a format, not
+/// content, and are accepted under every policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ExternalEntityPolicy {
-    /// Report [`crate::ErrorKind::ExternalEntity`].
-    Error,
-    /// Leave the reference unexpanded: it reads as nothing (the text around it is kept).
-    /// This is what the XML spec allows a non-validating processor to do (§4.4.3).
+#[non_exhaustive]
+pub enum ExternalPolicy {
+    /// Refuse the document with [`crate::ErrorKind::ExternalReference`] at the
+    /// first external identifier (the default, like defusedxml's
+    /// `forbid_external` and .NET's `DtdProcessing.Prohibit` for external
+    /// content): a document whose meaning depends on content that is not read
+    /// would otherwise read differently from what its author wrote.
     #[default]
-    Skip,
+    Forbid,
+    /// Parse the declarations and never fetch anything: a reference to an
+    /// external parsed entity in content reads as nothing (the text around it is
+    /// kept), and declarations after a reference to an external parameter entity
+    /// are not processed (XML 1.0 §4.4.3 and §5.1 allow a non-validating
+    /// processor both).
+    Ignore,
+    /// Like [`ExternalPolicy::Ignore`], but a reference to an external parsed
+    /// entity in content is [`crate::ErrorKind::ExternalEntity`].
+    RejectReferences,
+}
+
+impl ExternalPolicy {
+    /// The policy's name as the CLI and the Python package spell it:
+    /// `forbid`, `ignore`, `reject-references`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExternalPolicy::Forbid => "forbid",
+            ExternalPolicy::Ignore => "ignore",
+            ExternalPolicy::RejectReferences => "reject-references",
+        }
+    }
+
+    /// The policy named `name` (see [`ExternalPolicy::name`]).
+    pub fn from_name(name: &str) -> Option<ExternalPolicy> {
+        [ExternalPolicy::Forbid, ExternalPolicy::Ignore, ExternalPolicy::RejectReferences].into_iter().find(|p| p.name() == name)
+    }
 }
 
 /// Options for [`crate::Document::parse_with`] and [`crate::Parser`].
@@ -57,8 +90,9 @@ pub enum ExternalEntityPolicy {
 pub struct ParseOptions {
     /// Resource limits.
     pub limits: Limits,
-    /// External entity references in content.
-    pub external_entities: ExternalEntityPolicy,
+    /// External identifiers in the DOCTYPE: refused by default
+    /// ([`ExternalPolicy::Forbid`]).
+    pub external: ExternalPolicy,
     /// Apply Namespaces in XML 1.0 (prefix declared, QName syntax, reserved
     /// prefixes, unique expanded attribute names). Default `true`. With `false`
     /// colons are ordinary name characters and no namespace URIs are resolved.
@@ -69,14 +103,14 @@ impl Default for ParseOptions {
     fn default() -> Self {
         ParseOptions {
             limits: Limits::default(),
-            external_entities: ExternalEntityPolicy::default(),
+            external: ExternalPolicy::default(),
             namespaces: true,
         }
     }
 }
 
 impl ParseOptions {
-    /// The defaults: namespace-aware, limits on, external entities skipped.
+    /// The defaults: namespace-aware, limits on, external identifiers refused.
     pub fn new() -> Self {
         Self::default()
     }
@@ -110,9 +144,9 @@ impl ParseOptions {
         self.limits.max_entity_amplification = n;
         self
     }
-    /// Sets [`ParseOptions::external_entities`].
-    pub fn external_entities(mut self, p: ExternalEntityPolicy) -> Self {
-        self.external_entities = p;
+    /// Sets [`ParseOptions::external`].
+    pub fn external(mut self, p: ExternalPolicy) -> Self {
+        self.external = p;
         self
     }
     /// Sets [`ParseOptions::namespaces`].

@@ -14,7 +14,7 @@ use crate::dtd::{self, Dtd, EntityValue, ExpansionBudget};
 use crate::error::{describe_at, snippet, Error, ErrorKind, LimitKind};
 use crate::index::*;
 use crate::names::{Names, NsId, QNameId, NO_PREFIX, NS_NONE, NS_XML, NS_XMLNS, XMLNS_NAMESPACE, XML_NAMESPACE};
-use crate::options::{ExternalEntityPolicy, ParseOptions};
+use crate::options::{ExternalPolicy, ParseOptions};
 
 mod fast;
 
@@ -1047,7 +1047,7 @@ impl Run<'_> {
                 return Err(err(ErrorKind::ForbiddenEntityReference { name: name.into(), reason: "it is an unparsed entity" }, t, at));
             }
             EntityValue::External { .. } => {
-                if self.opts.external_entities == ExternalEntityPolicy::Error {
+                if self.opts.external == ExternalPolicy::RejectReferences {
                     return Err(err(ErrorKind::ExternalEntity { name: name.into() }, t, at));
                 }
                 return Ok(false);

@@ -145,7 +145,9 @@ fn round_trip_without_edits_is_identical_on_the_corpus() {
         if EXPANDS_MARKUP_ENTITIES.contains(&name.as_str()) {
             continue;
         }
-        let doc = Document::parse(bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        // classic/xml.xml and xmlspec.xml name an external DTD: read without it
+        let opts = ParseOptions::new().external(vtdx_core::ExternalPolicy::Ignore);
+        let doc = Document::parse_with(bytes, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
         let ed = Editor::new(&doc);
         assert!(ed.is_empty() && ed.len() == 0);
         assert!(ed.to_vec().unwrap() == *bytes, "{name}: to_vec differs from the input");

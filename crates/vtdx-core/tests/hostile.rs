@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use vtdx_core::{Document, ErrorKind, ExternalEntityPolicy, LimitKind, ParseOptions, SourceEncoding};
+use vtdx_core::{Document, ErrorKind, ExternalPolicy, LimitKind, ParseOptions, SourceEncoding};
 
 use crate::common::*;
 
@@ -311,21 +311,21 @@ const EXT: &[u8] = b"<!DOCTYPE r [<!ENTITY ext SYSTEM 'http://127.0.0.1:9/never.
 
 #[test]
 fn external_entity_with_error_policy() {
-    let e = parse_err_with(EXT, &ParseOptions::new().external_entities(ExternalEntityPolicy::Error));
+    let e = parse_err_with(EXT, &ParseOptions::new().external(ExternalPolicy::RejectReferences));
     assert!(matches!(e.kind(), ErrorKind::ExternalEntity { name } if name == "ext"), "{e}");
     assert_eq!(e.offset() as usize, find(EXT, "&ext;"));
 }
 
 #[test]
 fn external_entity_with_skip_policy_reads_as_nothing() {
-    let d = parse_ok_with(EXT, &ParseOptions::new().external_entities(ExternalEntityPolicy::Skip));
+    let d = parse_ok_with(EXT, &ParseOptions::new().external(ExternalPolicy::Ignore));
     let r = d.root_element();
     assert_eq!(r.value(), "ab");
     assert_eq!(r.text().as_deref(), Some("ab"));
-    // Skip is the default
-    assert_eq!(parse_ok(EXT).root_element().value(), "ab");
+    // the default refuses the declaration itself
+    assert!(matches!(parse_err(EXT).kind(), ErrorKind::ExternalReference { what, .. } if what.contains("`ext`")));
     // a local file is not read either
-    let d = parse_ok(b"<!DOCTYPE r [<!ENTITY f SYSTEM 'file:///etc/passwd'>]><r>&f;</r>");
+    let d = parse_ok_with(b"<!DOCTYPE r [<!ENTITY f SYSTEM 'file:///etc/passwd'>]><r>&f;</r>", &ParseOptions::new().external(ExternalPolicy::Ignore));
     assert_eq!(d.root_element().value(), "");
 }
 
@@ -333,8 +333,8 @@ fn external_entity_with_skip_policy_reads_as_nothing() {
 fn external_entity_references_in_attribute_values_are_errors() {
     // WFC: No External Entity References, whatever the policy
     let doc = b"<!DOCTYPE r [<!ENTITY ext SYSTEM 'x.xml'>]><r a='&ext;'/>";
-    for p in [ExternalEntityPolicy::Skip, ExternalEntityPolicy::Error] {
-        let e = parse_err_with(doc, &ParseOptions::new().external_entities(p));
+    for p in [ExternalPolicy::Ignore, ExternalPolicy::RejectReferences] {
+        let e = parse_err_with(doc, &ParseOptions::new().external(p));
         assert!(
             matches!(e.kind(), ErrorKind::ForbiddenEntityReference { .. } | ErrorKind::ExternalEntity { .. }),
             "{e}"
@@ -346,10 +346,13 @@ fn external_entity_references_in_attribute_values_are_errors() {
 fn unparsed_entity_references_are_errors() {
     // WFC: Parsed Entity
     let doc = b"<!DOCTYPE r [<!NOTATION gif SYSTEM 'image/gif'><!ENTITY pic SYSTEM 'p.gif' NDATA gif>]><r>&pic;</r>";
-    let e = parse_err(doc);
+    let ignore = ParseOptions::new().external(ExternalPolicy::Ignore);
+    let e = parse_err_with(doc, &ignore);
     assert!(matches!(e.kind(), ErrorKind::ForbiddenEntityReference { .. }), "{e}");
-    // declaring it is fine
-    parse_ok(b"<!DOCTYPE r [<!NOTATION gif SYSTEM 'image/gif'><!ENTITY pic SYSTEM 'p.gif' NDATA gif>]><r/>");
+    // declaring it is well-formed, and refused by default like every external identifier
+    let decl = b"<!DOCTYPE r [<!NOTATION gif SYSTEM 'image/gif'><!ENTITY pic SYSTEM 'p.gif' NDATA gif>]><r/>";
+    parse_ok_with(decl, &ignore);
+    assert!(matches!(parse_err(decl).kind(), ErrorKind::ExternalReference { what, .. } if what == "the unparsed entity `pic`"));
 }
 
 #[test]
@@ -363,12 +366,16 @@ fn external_dtd_and_parameter_entities_are_never_fetched() {
         format!("<!DOCTYPE r [<!ENTITY % pe SYSTEM 'http://127.0.0.1:{port}/pe.ent'> %pe;]><r>&maybe;</r>"),
         format!("<!DOCTYPE r [<!ENTITY e SYSTEM 'http://127.0.0.1:{port}/e.xml'>]><r>&e;</r>"),
     ];
+    let ignore = ParseOptions::new().external(ExternalPolicy::Ignore);
     for doc in &docs {
-        let (d, dt) = timed(|| parse_ok(doc.as_bytes()).root_element().value().into_owned());
+        let (d, dt) = timed(|| parse_ok_with(doc.as_bytes(), &ignore).root_element().value().into_owned());
         // Undeclared entities are not an error when an unread external subset or
         // parameter entity might declare them (WFC: Entity Declared); they read as nothing.
         assert_eq!(d, "");
         assert!(dt < Duration::from_secs(2));
+        // by default the identifier itself is refused
+        let e = parse_err(doc.as_bytes());
+        assert!(matches!(e.kind(), ErrorKind::ExternalReference { identifier, .. } if identifier.contains("127.0.0.1")), "{e}");
     }
     match listener.accept() {
         Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
@@ -380,7 +387,8 @@ fn external_dtd_and_parameter_entities_are_never_fetched() {
 fn undeclared_entities_in_standalone_documents_are_errors() {
     // WFC: Entity Declared applies with standalone='yes' even with an external subset.
     let doc = b"<?xml version='1.0' standalone='yes'?><!DOCTYPE r SYSTEM 'r.dtd'><r>&x;</r>";
-    assert!(matches!(parse_err(doc).kind(), ErrorKind::UndeclaredEntity { name } if name == "x"));
+    let ignore = ParseOptions::new().external(ExternalPolicy::Ignore);
+    assert!(matches!(parse_err_with(doc, &ignore).kind(), ErrorKind::UndeclaredEntity { name } if name == "x"));
     // and without any DTD
     assert!(matches!(parse_err(b"<r>&x;</r>").kind(), ErrorKind::UndeclaredEntity { .. }));
     // and with an internal subset only

@@ -1,7 +1,7 @@
 //! Accept/reject decisions on small documents, each justified by a production or a
 //! constraint of XML 1.0 (Fifth Edition) or Namespaces in XML 1.0.
 
-use vtdx_core::{Document, ErrorKind, ParseOptions};
+use vtdx_core::{Document, ErrorKind, ExternalPolicy, ParseOptions};
 
 use crate::common::*;
 
@@ -174,8 +174,6 @@ fn start_tags_end_tags_and_attributes() {
 fn document_type_declarations() {
     accepts(&[
         "<!DOCTYPE a><a/>",
-        "<!DOCTYPE a SYSTEM 'a.dtd'><a/>",
-        "<!DOCTYPE a PUBLIC '-//A//DTD A//EN' 'a.dtd'><a/>",
         "<!DOCTYPE a [ ]><a/>",
         "<!-- c --><!DOCTYPE a [<!-- in --><?pi in?>]><!-- after --><a/>",
         "<!DOCTYPE a [<!ELEMENT a (#PCDATA|b)*><!ELEMENT b EMPTY><!ATTLIST a x CDATA #IMPLIED>]><a/>",
@@ -201,6 +199,19 @@ fn document_type_declarations() {
 }
 
 #[test]
+fn external_identifiers_are_well_formed_but_refused_by_default() {
+    let ignore = ParseOptions::new().external(ExternalPolicy::Ignore);
+    for d in ["<!DOCTYPE a SYSTEM 'a.dtd'><a/>", "<!DOCTYPE a PUBLIC '-//A//DTD A//EN' 'a.dtd'><a/>"] {
+        if let Err(e) = Document::parse_with(d.as_bytes(), &ignore) {
+            panic!("{d:?} is well-formed but was refused: {e}");
+        }
+        let e = Document::parse(d.as_bytes()).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::ExternalReference { .. }), "{d:?}: {e}");
+        assert_eq!(e.offset(), 12, "{d:?}: {e}");
+    }
+}
+
+#[test]
 fn first_attribute_list_declaration_wins() {
     // §3.3: when more than one definition is provided for the same attribute, the first is binding
     let d = parse_ok(b"<!DOCTYPE e [<!ATTLIST e a NMTOKENS #IMPLIED><!ATTLIST e a CDATA #IMPLIED>]><e a=' x  y '/>");
@@ -223,7 +234,7 @@ fn declarations_after_an_unread_parameter_entity_are_not_processed() {
 <!ATTLIST r a NMTOKENS #IMPLIED>
 ]>
 <r a=' x  y '/>";
-    let d = parse_ok(doc);
+    let d = Document::parse_with(doc, &ParseOptions::new().external(ExternalPolicy::Ignore)).unwrap();
     assert_eq!(d.root_element().attribute("a").as_deref(), Some(" x  y "));
 }
 

@@ -19,7 +19,7 @@
 
 pub use vtdx_core::{
     dtd, escape_attr, escape_text, EditError, Editor, input, is_name, line_column, write_pretty, Children, Descendants, Document, Error, ErrorKind,
-    ExternalEntityPolicy, LimitKind, Limits, Node, NodeId, NodeKind, ParseOptions, Parser, SourceEncoding, XmlDecl,
+    ExternalPolicy, LimitKind, Limits, Node, NodeId, NodeKind, ParseOptions, Parser, SourceEncoding, XmlDecl,
 };
 
 /// The core crate, for the expert-level API (token tape, name tables).
