@@ -60,6 +60,63 @@ def test_parse_missing_file_is_an_oserror(tmp_path):
         vtdx.parse(12)
 
 
+def big_doc(n=4000, tail=b"</r>\n"):
+    """About 100 KB, more than vtdx memory-maps (64 KiB): `<r>` and n lines `<i n="K">text K</i>`."""
+    return b"<r>\n" + b"".join(b'<i n="%d">text %d</i>\n' % (k, k) for k in range(n)) + tail
+
+
+def test_parse_of_a_large_file_is_mapped_with_the_same_result(tmp_path):
+    data = big_doc()
+    assert len(data) > 96 * 1024
+    p = tmp_path / "big.xml"
+    p.write_bytes(data)
+    with open(p, "rb") as fh:
+        from_file_object = vtdx.parse(fh)  # read, not mapped
+    for d in (vtdx.parse(p), vtdx.parse(str(p)), vtdx.XMLParser().parse(p), vtdx.parse(p, max_depth=5), from_file_object):
+        assert d.docinfo["URL"] == str(p)
+        assert len(d.root) == 4000
+        assert d.root[3999].text == "text 3999" and d.root[3999].sourceline == 4001
+        assert d.xpath("count(//i)") == 4000
+        assert d.nbytes[0] == len(data)
+        out = io.BytesIO()
+        d.write(out)
+        assert out.getvalue() == data
+    # an error near the end of a mapped file: line 4002, column 4 (U+0001 after `<x>`)
+    p.write_bytes(big_doc(tail=b"<x>\x01</x></r>\n"))
+    with pytest.raises(vtdx.XMLSyntaxError) as ei:
+        vtdx.parse(p)
+    assert ei.value.position == (4002, 4) and ei.value.filename == str(p)
+
+
+def test_writing_a_mapped_document_over_its_own_file(tmp_path):
+    data = big_doc()
+    p = tmp_path / "big.xml"
+    p.write_bytes(data)
+    d = vtdx.parse(p)
+    # opening the file for writing truncates the pages the document lies in: the
+    # bytes written come from a copy, and the document reads the same afterwards
+    d.write(p)
+    d.write(str(p))
+    assert p.read_bytes() == data
+    assert d.root[3999].text == "text 3999"
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no named pipes here")
+def test_parse_reads_a_named_pipe(tmp_path):
+    import os
+    import threading
+
+    fifo = tmp_path / "fifo.xml"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_bytes, args=(big_doc(),), daemon=True)
+    writer.start()
+    try:
+        d = vtdx.parse(str(fifo))
+    finally:
+        writer.join(timeout=10)
+    assert len(d.root) == 4000
+
+
 def test_fromstring_and_XML_return_the_root():
     r = vtdx.fromstring("<a x='1'/>")
     assert isinstance(r, vtdx.Element) and r.tag == "a"
@@ -147,12 +204,66 @@ def test_billion_laughs_is_stopped():
         vtdx.fromstring(lol)
 
 
-def test_external_entities_are_never_fetched():
-    x = b'<!DOCTYPE a [<!ENTITY ext SYSTEM "file:///etc/passwd">]><a>&ext;</a>'
-    assert vtdx.fromstring(x).text is None
+# Each names something external; (line, column) of its external identifier, by hand.
+EXTERNAL = [
+    # an external DTD subset: after `<!DOCTYPE a `
+    (b'<!DOCTYPE a SYSTEM "a.dtd">\n<a>t</a>', (1, 13), 'SYSTEM "a.dtd"'),
+    # an external general entity: after `<!ENTITY ext ` on line 2
+    (b'<!DOCTYPE a [\n<!ENTITY ext SYSTEM "file:///etc/passwd">]><a>a&ext;b</a>', (2, 14), "file:///etc/passwd"),
+    # an external parameter entity, never referred to: after `<!ENTITY % p `
+    (b'<!DOCTYPE a [<!ENTITY % p PUBLIC "-//x//p" "p.ent">]><a/>', (1, 27), '"-//x//p"'),
+    # an unparsed entity: after `<!ENTITY u `
+    (b'<!DOCTYPE a [<!NOTATION n SYSTEM "n"><!ENTITY u SYSTEM "u.gif" NDATA n>]><a/>', (1, 49), "u.gif"),
+]
+
+
+@pytest.mark.parametrize("xml,position,identifier", EXTERNAL)
+def test_external_identifiers_are_refused_by_default(xml, position, identifier):
+    for parse in (
+        lambda: vtdx.fromstring(xml),
+        lambda: vtdx.parse(xml),
+        lambda: vtdx.fromstring(xml, forbid_external=True),
+        lambda: vtdx.XMLParser().fromstring(xml),
+        lambda: vtdx.fromstring(xml, external_entities="error"),  # never less than the default
+    ):
+        with pytest.raises(vtdx.XMLSyntaxError) as ei:
+            parse()
+        e = ei.value
+        assert e.kind == "external_reference"
+        assert e.position == position
+        assert identifier in e.msg and "forbid_external=False" in e.msg
+    # read without the external content; nothing is fetched
+    for opts in ({"forbid_external": False}, {"external_entities": "skip"}, {"forbid_external": False, "external_entities": "skip"}):
+        assert vtdx.fromstring(xml, **opts).tag == "a"
+        assert vtdx.XMLParser(**opts).fromstring(xml).tag == "a"
+
+
+def test_external_entities_are_never_fetched(tmp_path):
+    # the entity names a file that exists: its content must not show
+    (tmp_path / "ext.xml").write_bytes(b"SECRET")
+    x = b'<!DOCTYPE a [<!ENTITY ext SYSTEM "' + (tmp_path / "ext.xml").as_uri().encode() + b'">]><a>a&ext;b</a>'
+    assert vtdx.fromstring(x, forbid_external=False).text == "ab"
+    assert vtdx.fromstring(x, external_entities="skip").text == "ab"
+    # with forbid_external=False, external_entities='error' refuses the reference in content
     with pytest.raises(vtdx.XMLSyntaxError) as ei:
-        vtdx.fromstring(x, external_entities="error")
+        vtdx.fromstring(x, forbid_external=False, external_entities="error")
     assert ei.value.kind == "external_entity"
+    assert ei.value.position == (1, x.index(b"&ext;") + 1)  # the reference
+    # a declaration without a reference is fine then
+    y = b'<!DOCTYPE a [<!ENTITY ext SYSTEM "ext.xml">]><a>ab</a>'
+    assert vtdx.fromstring(y, forbid_external=False, external_entities="error").text == "ab"
+
+
+def test_external_options_that_contradict_are_refused():
+    x = b"<a/>"
+    with pytest.raises(ValueError):
+        vtdx.fromstring(x, forbid_external=True, external_entities="skip")
+    with pytest.raises(ValueError):
+        vtdx.XMLParser(forbid_external=True, external_entities="skip")
+    with pytest.raises(ValueError):
+        vtdx.fromstring(x, external_entities="fetch")
+    # None leaves an option at its default, as for the other options
+    assert vtdx.fromstring(x, forbid_external=None, external_entities=None).tag == "a"
 
 
 def test_namespaces_off():

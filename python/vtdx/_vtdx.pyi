@@ -88,6 +88,7 @@ class XMLParser:
         *,
         huge_tree: bool = ...,
         namespaces: bool = ...,
+        forbid_external: bool = ...,
         external_entities: str = ...,
         max_depth: Optional[int] = ...,
         max_attributes: Optional[int] = ...,
@@ -105,7 +106,10 @@ class XMLParser:
         """Parses XML text and returns the root element."""
 
 def parse(source: _Source, parser: Optional[XMLParser] = None, **options: Any) -> "Document":
-    """Parses a document (bytes, a file name, a path or a binary file object)."""
+    """Parses a document (bytes, a file name, a path or a binary file object).
+
+    A regular file of 64 KiB or more given by name is memory-mapped: do not truncate
+    or rewrite it in place while the document is alive."""
 
 def fromstring(text: _Text, parser: Optional[XMLParser] = None, **options: Any) -> "Element":
     """Parses XML text and returns the root element."""

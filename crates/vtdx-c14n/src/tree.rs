@@ -40,6 +40,9 @@ const K_NSDECL: u32 = 3;
 const K_COMMENT: u32 = 4;
 const K_PI: u32 = 5;
 const K_CDATA: u32 = 6;
+/// Attributes and declarations the internal subset defaults (no bytes in the text).
+const K_ATTR_DEFAULT: u32 = 7;
+const K_NSDECL_DEFAULT: u32 = 8;
 const ELEM_WORDS: u32 = 5;
 const ATTR_WORDS: u32 = 2;
 const LEAF_WORDS: u32 = 4;
@@ -274,7 +277,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             let w = tape[j as usize];
             match w >> KIND_SHIFT {
                 K_ATTR => {}
-                K_NSDECL => return None,
+                K_NSDECL | K_ATTR_DEFAULT | K_NSDECL_DEFAULT => return None,
                 _ => break,
             }
             let asym = w & PAYLOAD_MASK;
@@ -382,6 +385,25 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             let ju = j as usize;
             let k = tape[ju] >> KIND_SHIFT;
             if k != K_ATTR && k != K_NSDECL {
+                if k == K_ATTR_DEFAULT {
+                    // read through the element node when the tag is rebuilt
+                    raw_ok = false;
+                    j += ATTR_WORDS;
+                    continue;
+                }
+                if k == K_NSDECL_DEFAULT {
+                    // binds like a written declaration; its value is the declaration's default
+                    raw_ok = false;
+                    let an = names.qname(tape[ju] & PAYLOAD_MASK);
+                    let prefix: &'d str = common::declared_prefix(an);
+                    let n = ((j - i - ELEM_WORDS) / ATTR_WORDS) as usize;
+                    let node = self.node_for(start);
+                    let v = node.all_attributes().nth(n).map(|a| a.value()).unwrap_or_default();
+                    let ns = if v.is_empty() { NS_NONE } else { names.find_ns(&v).unwrap_or(NS_NONE) };
+                    self.scope.push((prefix, ns));
+                    j += ATTR_WORDS;
+                    continue;
+                }
                 break;
             }
             let asym = tape[ju] & PAYLOAD_MASK;
@@ -542,7 +564,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         let mut j = i + ELEM_WORDS;
         while j < after_attrs {
             let w = self.tape[j as usize];
-            if w >> KIND_SHIFT == K_ATTR {
+            if matches!(w >> KIND_SHIFT, K_ATTR | K_ATTR_DEFAULT) {
                 let asym = w & PAYLOAD_MASK;
                 let p = names.prefix(asym);
                 if !p.is_empty() {

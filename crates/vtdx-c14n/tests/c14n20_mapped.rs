@@ -50,7 +50,8 @@ fn c14n20_default_parameters_match_exclusive_1_0() {
         checked += 1;
         let src = read(&dir.join(format!("{input}.xml")));
         let want = read(&dir.join(name));
-        let doc = Document::parse(&src).unwrap();
+        // the vectors name external DTDs, which are read as absent (never fetched)
+        let doc = Document::parse_with(&src, &vtdx_core::ParseOptions::new().external(vtdx_core::ExternalPolicy::Ignore)).unwrap();
         let got = Canonicalizer::new(Algorithm::ExcC14n10).with_comments(param == "c14nComment").document_to_vec(&doc).unwrap();
         let xfail = EXPECTED_FAILURES.iter().any(|(n, _)| n == name);
         match (got == want, xfail) {

@@ -51,6 +51,8 @@ pub struct C14nArgs {
     ns: Vec<String>,
     /// The document; `-` reads standard input.
     file: PathBuf,
+    #[command(flatten)]
+    opts: crate::ParseFlags,
 }
 
 /// The prefixes declared in the document, first declaration first.
@@ -81,17 +83,14 @@ fn compile(expr: &str, ns: &Namespaces, what: &str) -> Result<XPath, String> {
 
 /// Runs the subcommand, writing the canonical form to `out`.
 pub fn run(a: C14nArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
-    let bytes = match crate::read_input(&a.file) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("{}: cannot read: {e}", crate::display(&a.file));
+    let doc = match crate::parse_input(&mut a.opts.parser(), &a.file) {
+        Ok(Ok(d)) => d,
+        Ok(Err(e)) => {
+            crate::report(&crate::display(&a.file), &e);
             return Ok(ExitCode::from(1));
         }
-    };
-    let doc = match Document::parse(&bytes) {
-        Ok(d) => d,
         Err(e) => {
-            eprintln!("{}:{}:{}: {} (byte {})", crate::display(&a.file), e.line(), e.column(), e.kind(), e.offset());
+            eprintln!("{}: cannot read: {e}", crate::display(&a.file));
             return Ok(ExitCode::from(1));
         }
     };

@@ -1,7 +1,7 @@
 //! `vtdx edit`: edit a document in place of bytes, with `xmlstarlet ed` habits.
 //!
 //! ```text
-//! vtdx edit [-N PREFIX=URI]... OPERATION... [-L | -o OUT] FILE
+//! vtdx edit [-N PREFIX=URI]... [-P] [PARSE OPTIONS] OPERATION... [-L | -o OUT] FILE
 //!   -d XPATH                              delete the selected nodes
 //!   -u XPATH -v VALUE                     set the value (element text, attribute, text node)
 //!   -i|-a|-s XPATH -t elem|attr|text -n NAME [-v VALUE]
@@ -15,20 +15,35 @@
 //! temporary file in the same directory and renamed over it, so a reader never
 //! sees a half-written file). Untouched bytes are copied exactly. Inserted
 //! fragments are checked for well-formedness where they land, and prefixes must be
-//! declared there. Exit status: 0 done, 1 the document is not well-formed or an
-//! edit cannot be made, 2 usage or XPath error.
+//! declared there. A node removed from a line of its own takes its indentation and
+//! line break along; with `-P` (`--preserve-whitespace`, as xmlstarlet's `-P`) the
+//! white space around removed nodes stays, so the output is the input minus exactly
+//! the removed nodes' bytes (an attribute goes with the white space before it
+//! either way). The parse options of the other commands (`--external POLICY`, ...)
+//! are taken before the operations or among them. Exit status: 0 done, 1 the
+//! document is not well-formed or an edit cannot be made, 2 usage or XPath error.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Args;
+use clap::{Args, FromArgMatches};
 use vtdx::xpath::{Namespaces, XNode, XNodeKind, XPath};
 use vtdx::{escape_text, is_name, Document, EditError, Editor, Node, NodeKind};
 
+use crate::ParseFlags;
+
 /// Arguments of `vtdx edit` (parsed in order by hand: operations are a sequence).
+/// `-P` and the parse options are read here when they come before the first
+/// operation, and by [`parse_plan`] when they come among the operations.
 #[derive(Args)]
 pub struct EditArgs {
+    /// Keep the white space around removed nodes (by default a node alone on its
+    /// line goes with its indentation and line break).
+    #[arg(short = 'P', long)]
+    preserve_whitespace: bool,
+    #[command(flatten)]
+    opts: ParseFlags,
     /// Operations and options, in order, then the file (see `vtdx edit --help`).
     #[arg(required = true, num_args = 1.., allow_hyphen_values = true, trailing_var_arg = true, value_name = "OPERATION... FILE")]
     args: Vec<String>,
@@ -63,10 +78,19 @@ struct Plan {
     in_place: bool,
     out: Option<PathBuf>,
     file: PathBuf,
+    /// `-P` among the operations.
+    preserve_whitespace: bool,
+    /// Parse options among the operations.
+    flags: ParseFlags,
 }
 
 fn usage(msg: &str) -> String {
     format!("{msg} (see `vtdx edit --help`)")
+}
+
+/// The parse options, as a command that reads nothing else.
+fn parse_flags_command() -> clap::Command {
+    <ParseFlags as Args>::augment_args(clap::Command::new("vtdx edit").no_binary_name(true))
 }
 
 fn parse_plan(args: &[String]) -> Result<Plan, String> {
@@ -75,6 +99,9 @@ fn parse_plan(args: &[String]) -> Result<Plan, String> {
     let mut in_place = false;
     let mut out = None;
     let mut file = None;
+    let mut preserve_whitespace = false;
+    let flags_cmd = parse_flags_command();
+    let mut flag_tokens: Vec<String> = Vec::new();
     let mut i = 0;
     let next = |i: &mut usize, what: &str| -> Result<String, String> {
         *i += 1;
@@ -146,7 +173,21 @@ fn parse_plan(args: &[String]) -> Result<Plan, String> {
                 ops.push(Op::Insert { at, xpath, what, name, value });
             }
             "-L" => in_place = true,
+            "-P" | "--preserve-whitespace" => preserve_whitespace = true,
             "-o" => out = Some(PathBuf::from(next(&mut i, "OUT after -o")?)),
+            s if s.starts_with("--") && s.len() > 2 => {
+                // a parse option (`--external ignore`, `--max-depth=5`): clap reads them all below
+                let (long, value) = match s[2..].split_once('=') {
+                    Some((l, _)) => (l, true),
+                    None => (&s[2..], false),
+                };
+                let arg = flags_cmd.get_arguments().find(|a| a.get_long() == Some(long));
+                let Some(arg) = arg else { return Err(usage(&format!("unknown option `{s}`"))) };
+                flag_tokens.push(s.to_string());
+                if !value && arg.get_action().takes_values() {
+                    flag_tokens.push(next(&mut i, &format!("a value after {s}"))?);
+                }
+            }
             s if s.starts_with('-') && s != "-" => return Err(usage(&format!("unknown option `{s}`"))),
             s => {
                 if file.is_some() {
@@ -161,7 +202,16 @@ fn parse_plan(args: &[String]) -> Result<Plan, String> {
     if in_place && (out.is_some() || file.as_os_str() == "-") {
         return Err(usage("-L edits FILE in place: it cannot be combined with -o or standard input"));
     }
-    Ok(Plan { ns, ops, in_place, out, file })
+    let flags = if flag_tokens.is_empty() {
+        ParseFlags::default()
+    } else {
+        let m = flags_cmd.try_get_matches_from(&flag_tokens).map_err(|e| {
+            let msg = e.to_string();
+            usage(msg.lines().next().unwrap_or_default().trim_start_matches("error: "))
+        })?;
+        ParseFlags::from_arg_matches(&m).map_err(|e| usage(&e.to_string()))?
+    };
+    Ok(Plan { ns, ops, in_place, out, file, preserve_whitespace, flags })
 }
 
 /// Problems while applying operations.
@@ -202,9 +252,10 @@ fn ed(e: EditError) -> Fail {
     Fail::Edit(e.to_string())
 }
 
-/// Applies one operation to `doc`, returning the new bytes.
-fn apply(op: &Op, doc: &Document<'_>, ns: &Namespaces) -> Result<Vec<u8>, Fail> {
-    let mut editor = Editor::new(doc).check_fragments(true).remove_indentation(true);
+/// Applies one operation to `doc`, returning the new bytes. Removed nodes take the
+/// indentation of their line along unless `preserve_whitespace`.
+fn apply(op: &Op, doc: &Document<'_>, ns: &Namespaces, preserve_whitespace: bool) -> Result<Vec<u8>, Fail> {
+    let mut editor = Editor::new(doc).check_fragments(true).remove_indentation(!preserve_whitespace);
     match op {
         Op::Delete(x) => {
             let x = compile(x, ns)?;
@@ -326,14 +377,7 @@ pub fn run(a: EditArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    let display = plan.file.display().to_string();
-    let mut bytes = match crate::read_input(&plan.file) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("{display}: cannot read: {e}");
-            return Ok(ExitCode::from(2));
-        }
-    };
+    let display = crate::display(&plan.file);
     // XPath expressions compile once up front, so a typo fails before any work
     for op in &plan.ops {
         let xs: Vec<&String> = match op {
@@ -348,23 +392,23 @@ pub fn run(a: EditArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
             }
         }
     }
+    let preserve = a.preserve_whitespace || plan.preserve_whitespace;
+    // every parse (the input, then each operation's result) with the same options
+    let mut parser = a.opts.merge(plan.flags).parser();
+    let mut doc = match crate::parse_input(&mut parser, &plan.file) {
+        Ok(Ok(d)) => d,
+        Ok(Err(e)) => {
+            crate::report(&display, &e);
+            return Ok(ExitCode::from(1));
+        }
+        Err(e) => {
+            eprintln!("{display}: cannot read: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
     for (k, op) in plan.ops.iter().enumerate() {
-        let doc = match Document::parse(&bytes) {
-            Ok(d) => d,
-            Err(e) => {
-                if k == 0 {
-                    eprintln!("{display}:{}:{}: {} (byte {})", e.line(), e.column(), e.kind(), e.offset());
-                } else {
-                    eprintln!("{display}: operation {} produced a document that is not well-formed: {e}", k);
-                }
-                return Ok(ExitCode::from(1));
-            }
-        };
-        match apply(op, &doc, &plan.ns) {
-            Ok(b) => {
-                drop(doc);
-                bytes = b;
-            }
+        let bytes = match apply(op, &doc, &plan.ns, preserve) {
+            Ok(b) => b,
             Err(Fail::Usage(m)) => {
                 eprintln!("vtdx edit: {m}");
                 return Ok(ExitCode::from(2));
@@ -373,26 +417,27 @@ pub fn run(a: EditArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
                 eprintln!("{display}: operation {} ({op:?}): {m}", k + 1);
                 return Ok(ExitCode::from(1));
             }
-        }
+        };
+        // each result is checked (raw moves are not checked where they land) and is
+        // what the next operation selects in
+        parser.recycle(doc);
+        doc = match parser.parse_owned(bytes) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("{display}: operation {} produced a document that is not well-formed: {e}", k + 1);
+                return Ok(ExitCode::from(1));
+            }
+        };
     }
-    // check the result of the last operation too (raw moves are not checked where
-    // they land), or the input when there is no operation, as xmlstarlet does
-    if let Err(e) = Document::parse(&bytes) {
-        if plan.ops.is_empty() {
-            eprintln!("{display}:{}:{}: {} (byte {})", e.line(), e.column(), e.kind(), e.offset());
-        } else {
-            eprintln!("{display}: operation {} produced a document that is not well-formed: {e}", plan.ops.len());
-        }
-        return Ok(ExitCode::from(1));
-    }
+    // with no operation this is the input as it was (checked, as xmlstarlet does)
+    let bytes = doc.source();
     if plan.in_place {
-        write_atomically(&plan.file, &bytes)?;
+        write_atomically(&plan.file, bytes)?;
     } else if let Some(o) = &plan.out {
-        write_atomically(o, &bytes)?;
+        write_atomically(o, bytes)?;
     } else {
-        out.write_all(&bytes)?;
+        out.write_all(bytes)?;
         out.flush()?;
     }
     Ok(ExitCode::SUCCESS)
 }
-

@@ -3,16 +3,20 @@
 //! Conventions follow `xmllint`: `-` reads standard input, diagnostics go to
 //! standard error as `FILE:LINE:COL: message`, and the exit status is 0 when
 //! every input is well-formed, 1 when one is not, 2 on a usage or I/O problem.
+//!
+//! Input files of [`MMAP_MIN_BYTES`] or more are memory-mapped and parsed where they
+//! lie; standard input, pipes and smaller files are read into one buffer (see
+//! [`parse_input`]).
 
 #![forbid(unsafe_code)]
 
 use std::io::{self, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Args, Parser as ClapParser, Subcommand, ValueEnum};
-use vtdx::{Document, ExternalEntityPolicy, NodeKind, ParseOptions, Parser};
+use vtdx::{Document, ExternalPolicy, NodeKind, ParseOptions, Parser};
 
 mod c14n;
 mod edit;
@@ -63,7 +67,8 @@ enum Cmd {
     Query(query::QueryArgs),
     /// Edit a document without reserializing it (xmlstarlet ed style):
     /// -d XPATH | -u XPATH -v VALUE | -i/-a/-s XPATH -t elem|attr|text -n NAME [-v VALUE]
-    /// | -r XPATH -v NEWNAME | -m XPATH TARGET; -N PREFIX=URI; -L in place; -o OUT; then FILE.
+    /// | -r XPATH -v NEWNAME | -m XPATH TARGET; -N PREFIX=URI; -P keep the white space around
+    /// removed nodes; -L in place; -o OUT; then FILE.
     Edit(edit::EditArgs),
     /// Write the canonical XML of a document or subtree: `vtdx c14n [--exclusive] [--c14n11] [--with-comments]
     /// [--inclusive-prefixes "p1 p2"] [--subtree XPATH] [--exclude XPATH] FILE`.
@@ -82,11 +87,18 @@ enum DebugCmd {
     Index {
         /// The file; `-` reads standard input.
         file: PathBuf,
+        #[command(flatten)]
+        opts: ParseFlags,
     },
 }
 
-#[derive(Args, Clone)]
-struct ParseFlags {
+/// The parse options every command that parses takes.
+///
+/// Options left out are `None` (not their default), so that [`ParseFlags::merge`]
+/// can lay flags given later on the command line over earlier ones (`vtdx edit`
+/// takes them among its operations).
+#[derive(Args, Clone, Default)]
+pub(crate) struct ParseFlags {
     /// Maximum element nesting depth.
     #[arg(long, value_name = "N")]
     max_depth: Option<u32>,
@@ -99,16 +111,46 @@ struct ParseFlags {
     /// Treat colons as ordinary name characters (no namespace processing).
     #[arg(long)]
     no_namespaces: bool,
-    /// What to do with references to external entities (never fetched).
-    #[arg(long, value_enum, default_value_t = ExtPolicy::Skip)]
-    external_entities: ExtPolicy,
+    /// What to do with external identifiers in the DOCTYPE (an external DTD subset,
+    /// external general or parameter entities, unparsed NDATA entities). Nothing
+    /// external is ever fetched or opened, whatever the value [default: forbid]
+    #[arg(long, value_enum, value_name = "POLICY")]
+    external: Option<External>,
+    /// The old spelling of --external: `skip` is `ignore`, `error` is `reject-references`.
+    #[arg(long, value_enum, value_name = "skip|error", hide = true, conflicts_with = "external")]
+    external_entities: Option<OldExternal>,
 }
 
-#[derive(ValueEnum, Clone, Copy)]
-enum ExtPolicy {
-    /// Leave them unexpanded.
+/// The values of `--external` ([`ExternalPolicy`]).
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum External {
+    /// Refuse the document at the first external identifier (exit 1; the message
+    /// names the declaration and quotes the identifier).
+    Forbid,
+    /// Read the document without the external content: the declarations are
+    /// parsed, a reference to an external entity reads as nothing, and
+    /// declarations after a reference to an external parameter entity are skipped.
+    Ignore,
+    /// Like `ignore`, but a reference to an external entity in content is an error.
+    RejectReferences,
+}
+
+impl External {
+    fn policy(self) -> ExternalPolicy {
+        match self {
+            External::Forbid => ExternalPolicy::Forbid,
+            External::Ignore => ExternalPolicy::Ignore,
+            External::RejectReferences => ExternalPolicy::RejectReferences,
+        }
+    }
+}
+
+/// The values of the old `--external-entities` flag.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum OldExternal {
+    /// `--external ignore`.
     Skip,
-    /// Report an error.
+    /// `--external reject-references`.
     Error,
 }
 
@@ -124,24 +166,75 @@ impl ParseFlags {
         if let Some(n) = self.max_size {
             o = o.max_document_size(n);
         }
-        o.external_entities(match self.external_entities {
-            ExtPolicy::Skip => ExternalEntityPolicy::Skip,
-            ExtPolicy::Error => ExternalEntityPolicy::Error,
-        })
+        let external = match (self.external, self.external_entities) {
+            (Some(e), _) => e.policy(),
+            (None, Some(OldExternal::Skip)) => ExternalPolicy::Ignore,
+            (None, Some(OldExternal::Error)) => ExternalPolicy::RejectReferences,
+            (None, None) => ExternalPolicy::Forbid,
+        };
+        o.external(external)
+    }
+
+    /// A parser with these options.
+    pub(crate) fn parser(&self) -> Parser {
+        Parser::with_options(self.options())
+    }
+
+    /// These flags with those given after them on the command line laid over them.
+    pub(crate) fn merge(self, later: ParseFlags) -> ParseFlags {
+        let (external, external_entities) = if later.external.is_some() || later.external_entities.is_some() {
+            (later.external, later.external_entities)
+        } else {
+            (self.external, self.external_entities)
+        };
+        ParseFlags {
+            max_depth: later.max_depth.or(self.max_depth),
+            max_entity_expansion: later.max_entity_expansion.or(self.max_entity_expansion),
+            max_size: later.max_size.or(self.max_size),
+            no_namespaces: self.no_namespaces || later.no_namespaces,
+            external,
+            external_entities,
+        }
     }
 }
 
-fn read_input(path: &PathBuf) -> io::Result<Vec<u8>> {
+/// Input files at least this large are memory-mapped; smaller ones are read, which
+/// costs less than setting up and tearing down a map.
+pub(crate) const MMAP_MIN_BYTES: u64 = 64 * 1024;
+
+/// Parses FILE (`-`: standard input) with `parser`. A regular file of
+/// [`MMAP_MIN_BYTES`] or more is memory-mapped and parsed in place; standard input,
+/// pipes, devices, smaller files and files that cannot be mapped are read into one
+/// buffer, which the document then owns. Nothing else copies the input. The outer
+/// error is an I/O problem, the inner one a parse error.
+///
+/// A mapped file must not be truncated or rewritten in place while its document is
+/// alive; this program writes files only by renaming a new file over them.
+pub(crate) fn parse_input(parser: &mut Parser, path: &Path) -> io::Result<Result<Document<'static>, vtdx::Error>> {
     if path.as_os_str() == "-" {
         let mut v = Vec::new();
         io::stdin().lock().read_to_end(&mut v)?;
-        Ok(v)
-    } else {
-        std::fs::read(path)
+        return Ok(parser.parse_owned(v));
     }
+    let meta = std::fs::metadata(path)?;
+    if meta.is_file() && meta.len() >= MMAP_MIN_BYTES {
+        // a file system that cannot map falls back to reading
+        if let Ok(r) = parser.parse_file_mmap(path) {
+            return Ok(r);
+        }
+    }
+    let mut f = std::fs::File::open(path)?;
+    let mut v = Vec::with_capacity(if meta.is_file() { meta.len() as usize + 1 } else { 0 });
+    f.read_to_end(&mut v)?;
+    Ok(parser.parse_owned(v))
 }
 
-fn display(path: &PathBuf) -> String {
+/// Prints a parse error as `FILE:LINE:COL: message (byte N)`.
+pub(crate) fn report(file: &str, e: &vtdx::Error) {
+    eprintln!("{file}:{}:{}: {} (byte {})", e.line(), e.column(), e.kind(), e.offset());
+}
+
+pub(crate) fn display(path: &Path) -> String {
     if path.as_os_str() == "-" {
         "-".to_string()
     } else {
@@ -165,27 +258,23 @@ fn run(cli: Cli) -> io::Result<ExitCode> {
     let mut out = io::BufWriter::new(stdout.lock());
     match cli.cmd {
         Cmd::Check { files, quiet, opts } => {
-            let mut parser = Parser::with_options(opts.options());
+            let mut parser = opts.parser();
             let mut all_ok = true;
             let mut io_failed = false;
             for f in &files {
-                let bytes = match read_input(f) {
-                    Ok(b) => b,
+                match parse_input(&mut parser, f) {
+                    Ok(Ok(doc)) => parser.recycle(doc),
+                    Ok(Err(e)) => {
+                        all_ok = false;
+                        if !quiet {
+                            report(&display(f), &e);
+                        }
+                    }
                     Err(e) => {
                         if !quiet {
                             eprintln!("{}: cannot read: {e}", display(f));
                         }
                         io_failed = true;
-                        continue;
-                    }
-                };
-                match parser.parse(&bytes) {
-                    Ok(doc) => parser.recycle(doc),
-                    Err(e) => {
-                        all_ok = false;
-                        if !quiet {
-                            eprintln!("{}:{}:{}: {} (byte {})", display(f), e.line(), e.column(), e.kind(), e.offset());
-                        }
                     }
                 }
             }
@@ -199,27 +288,29 @@ fn run(cli: Cli) -> io::Result<ExitCode> {
             })
         }
         Cmd::Stats { file, repeat, opts } => {
-            let bytes = read_input(&file)?;
-            let mut parser = Parser::with_options(opts.options());
+            let mut parser = opts.parser();
+            // the first parse maps (or reads) the input; the timed ones parse its bytes
+            let doc = match parse_input(&mut parser, &file)? {
+                Ok(d) => d,
+                Err(e) => {
+                    report(&display(&file), &e);
+                    return Ok(ExitCode::from(1));
+                }
+            };
+            let bytes = doc.source();
             let mut times = Vec::new();
             for _ in 0..repeat.max(1) {
                 let t0 = Instant::now();
-                let r = parser.parse(&bytes);
+                let r = parser.parse(bytes);
                 let dt = t0.elapsed();
+                times.push(dt);
                 match r {
-                    Ok(doc) => {
-                        times.push(dt);
-                        parser.recycle(doc);
-                    }
-                    Err(e) => {
-                        eprintln!("{}:{}:{}: {}", display(&file), e.line(), e.column(), e.kind());
-                        return Ok(ExitCode::from(1));
-                    }
+                    Ok(d) => parser.recycle(d),
+                    Err(e) => return Err(io::Error::other(e)), // parsed the first time
                 }
             }
             times.sort();
             let med = times[times.len() / 2];
-            let doc = parser.parse(&bytes).map_err(io::Error::other)?;
             let (elements, attrs, others) = doc.record_counts();
             let texts = doc.root().descendants().filter(|n| n.kind() == NodeKind::Text).count();
             let secs = med.as_secs_f64();
@@ -238,29 +329,25 @@ fn run(cli: Cli) -> io::Result<ExitCode> {
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Fmt { file, indent, opts } => {
-            let bytes = read_input(&file)?;
-            match Document::parse_with(&bytes, &opts.options()) {
-                Ok(doc) => {
-                    doc.write_pretty(&mut out, indent)?;
-                    out.flush()?;
-                    Ok(ExitCode::SUCCESS)
-                }
-                Err(e) => {
-                    eprintln!("{}:{}:{}: {} (byte {})", display(&file), e.line(), e.column(), e.kind(), e.offset());
-                    Ok(ExitCode::from(1))
-                }
+        Cmd::Fmt { file, indent, opts } => match parse_input(&mut opts.parser(), &file)? {
+            Ok(doc) => {
+                doc.write_pretty(&mut out, indent)?;
+                out.flush()?;
+                Ok(ExitCode::SUCCESS)
             }
-        }
+            Err(e) => {
+                report(&display(&file), &e);
+                Ok(ExitCode::from(1))
+            }
+        },
         Cmd::Query(q) => query::run(q, &mut out),
         Cmd::Edit(a) => edit::run(a, &mut out),
         Cmd::C14n(a) => c14n::run(a, &mut out),
-        Cmd::Debug { what: DebugCmd::Index { file } } => {
-            let bytes = read_input(&file)?;
-            let doc = match Document::parse(&bytes) {
+        Cmd::Debug { what: DebugCmd::Index { file, opts } } => {
+            let doc = match parse_input(&mut opts.parser(), &file)? {
                 Ok(d) => d,
                 Err(e) => {
-                    eprintln!("{}:{}:{}: {}", display(&file), e.line(), e.column(), e.kind());
+                    report(&display(&file), &e);
                     return Ok(ExitCode::from(1));
                 }
             };

@@ -17,12 +17,13 @@
 //! be read), 2 on an XPath syntax error (the message shows the column).
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Args;
 use vtdx::xpath::{Context, Namespaces, Value, XNodeKind, XPath};
-use vtdx::Document;
+
+use crate::ParseFlags;
 
 /// Arguments of `vtdx query`.
 #[derive(Args)]
@@ -46,6 +47,8 @@ pub struct QueryArgs {
     /// (after `--` if it starts with `-`).
     #[arg(required = true, num_args = 2.., value_name = "FILE... EXPR")]
     args: Vec<String>,
+    #[command(flatten)]
+    opts: ParseFlags,
 }
 
 fn split_binding<'a>(s: &'a str, what: &str) -> Result<(&'a str, &'a str), String> {
@@ -100,20 +103,17 @@ pub fn run(a: QueryArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
         }
     };
     let mut status = 0u8;
+    let mut parser = a.opts.parser();
     for f in files {
-        let path = PathBuf::from(f);
-        let bytes = match crate::read_input(&path) {
-            Ok(b) => b,
-            Err(e) => {
-                eprintln!("{f}: cannot read: {e}");
+        let doc = match crate::parse_input(&mut parser, Path::new(f)) {
+            Ok(Ok(d)) => d,
+            Ok(Err(e)) => {
+                crate::report(f, &e);
                 status = status.max(1);
                 continue;
             }
-        };
-        let doc = match Document::parse(&bytes) {
-            Ok(d) => d,
             Err(e) => {
-                eprintln!("{}:{}:{}: {} (byte {})", f, e.line(), e.column(), e.kind(), e.offset());
+                eprintln!("{f}: cannot read: {e}");
                 status = status.max(1);
                 continue;
             }
@@ -158,6 +158,8 @@ pub fn run(a: QueryArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
                 other => writeln!(out, "{}", other.string())?,
             }
         }
+        drop((v, ctx));
+        parser.recycle(doc);
     }
     out.flush()?;
     Ok(ExitCode::from(status))

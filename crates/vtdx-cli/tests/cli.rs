@@ -106,6 +106,8 @@ fn usage_errors_exit_2() {
         &["check", "--no-such-flag", "good.xml"][..],
         &["fmt", "--indent", "four", "good.xml"][..],
         &["check", "--external-entities", "fetch", "good.xml"][..],
+        &["check", "--external", "fetch", "good.xml"][..],
+        &["check", "--external", "skip", "good.xml"][..],
     ] {
         let o = vtdx(d.path(), args, None);
         assert_eq!(code(&o), 2, "vtdx {args:?}: {}", stderr(&o));
@@ -159,11 +161,14 @@ fn stats_prints_every_field() {
     assert!(field("parse time").contains("ms"), "{out}");
     assert!(field("parse time").contains("median of 3"), "{out}");
     assert!(field("throughput").ends_with("MB/s"), "{out}");
+    // the output ends with a line break (issue 14), after the last field
+    assert!(out.ends_with("MB/s\n"), "{out:?}");
 
     // from standard input, and an error
     let o = vtdx(d.path(), &["stats", "-"], Some(doc));
     assert_eq!(code(&o), 0);
     assert!(stdout(&o).starts_with("file:"), "{}", stdout(&o));
+    assert!(stdout(&o).ends_with("MB/s\n"), "{:?}", stdout(&o));
     let o = vtdx(d.path(), &["stats", "-"], Some(BAD));
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).starts_with("-:2:4: "), "{}", stderr(&o));
@@ -216,11 +221,14 @@ fn parse_flags() {
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).starts_with("deep.xml:1:7: "), "{}", stderr(&o));
     assert!(stderr(&o).contains("limit exceeded"), "{}", stderr(&o));
-    assert_eq!(code(&vtdx(d.path(), &["check", "ext.xml"], None)), 0);
+    // refused by default (`external_identifiers_are_refused_by_default`); the old
+    // flag is a hidden alias of --external
+    assert_eq!(code(&vtdx(d.path(), &["check", "ext.xml"], None)), 1);
     assert_eq!(code(&vtdx(d.path(), &["check", "--external-entities", "skip", "ext.xml"], None)), 0);
     let o = vtdx(d.path(), &["check", "--external-entities", "error", "ext.xml"], None);
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).contains("`e`"), "{}", stderr(&o));
+    assert_eq!(code(&vtdx(d.path(), &["check", "--external-entities", "skip", "--external", "ignore", "ext.xml"], None)), 2);
     assert_eq!(code(&vtdx(d.path(), &["check", "colons.xml"], None)), 1);
     assert_eq!(code(&vtdx(d.path(), &["check", "--no-namespaces", "colons.xml"], None)), 0);
     assert_eq!(code(&vtdx(d.path(), &["check", "--max-size", "10", "size.xml"], None)), 1);
@@ -284,4 +292,233 @@ fn debug_index_matches_the_documented_example() {
         );
     }
     assert!(out.contains("25 words (100 bytes) for 116 input bytes"), "{out}");
+}
+
+// ---- external identifiers (issue 14) ---------------------------------------------------
+
+/// An external DTD subset; the identifier starts after `<!DOCTYPE r `: column 13, byte 12.
+const EXT_DTD: &[u8] = b"<!DOCTYPE r SYSTEM \"x.dtd\">\n<r>t</r>\n";
+/// An external general entity referred to in content; the identifier starts after
+/// `<!DOCTYPE r [<!ENTITY e `: column 25, byte 24. The reference is at line 2, column 5.
+const EXT_ENTITY: &[u8] = b"<!DOCTYPE r [<!ENTITY e SYSTEM \"e.xml\">]>\n<r>a&e;b</r>\n";
+/// An external parameter entity (never referred to): after `<!DOCTYPE r [<!ENTITY % p `:
+/// column 27, byte 26.
+const EXT_PARAM: &[u8] = b"<!DOCTYPE r [<!ENTITY % p PUBLIC \"-//X//p\" \"p.ent\">]><r/>";
+/// An unparsed entity: after `<!DOCTYPE r [<!NOTATION n SYSTEM "n"><!ENTITY u `: column 49, byte 48.
+const EXT_NDATA: &[u8] = b"<!DOCTYPE r [<!NOTATION n SYSTEM \"n\"><!ENTITY u SYSTEM \"u.bin\" NDATA n>]><r/>";
+
+/// Every command that parses, with FILE last; `{}` stands for the file.
+const PARSING_COMMANDS: [&[&str]; 7] = [
+    &["check", "{}"],
+    &["stats", "--repeat", "1", "{}"],
+    &["fmt", "{}"],
+    &["query", "{}", "string(/r)"],
+    &["edit", "-d", "//nothing", "{}"],
+    &["c14n", "{}"],
+    &["debug", "index", "{}"],
+];
+
+fn with_file<'a>(cmd: &[&'a str], file: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    // the parse flags right after the subcommand (`debug index` has two words)
+    let words = if cmd[0] == "debug" { 2 } else { 1 };
+    let mut v: Vec<&str> = cmd[..words].to_vec();
+    v.extend_from_slice(extra);
+    v.extend(cmd[words..].iter().map(|a| if *a == "{}" { file } else { a }));
+    v
+}
+
+#[test]
+fn external_identifiers_are_refused_by_default() {
+    let d = TempDir::new("external");
+    // the files they name exist and are not XML: reading them would show
+    d.file("dtd.xml", EXT_DTD)
+        .file("ent.xml", EXT_ENTITY)
+        .file("param.xml", EXT_PARAM)
+        .file("ndata.xml", EXT_NDATA)
+        .file("x.dtd", b"<!ELEMENT oops")
+        .file("e.xml", b"<oops")
+        .file("p.ent", b"<!ELEMENT oops");
+    let cases = [
+        ("dtd.xml", "dtd.xml:1:13: ", "SYSTEM \"x.dtd\"", "(byte 12)"),
+        ("ent.xml", "ent.xml:1:25: ", "SYSTEM \"e.xml\"", "(byte 24)"),
+        ("param.xml", "param.xml:1:27: ", "PUBLIC \"-//X//p\" \"p.ent\"", "(byte 26)"),
+        ("ndata.xml", "ndata.xml:1:49: ", "SYSTEM \"u.bin\"", "(byte 48)"),
+    ];
+    for (file, at, identifier, byte) in cases {
+        for cmd in PARSING_COMMANDS {
+            for extra in [&[][..], &["--external", "forbid"][..]] {
+                let args = with_file(cmd, file, extra);
+                let o = vtdx(d.path(), &args, None);
+                assert_eq!(code(&o), 1, "vtdx {args:?}: {}", stderr(&o));
+                assert_eq!(stdout(&o), "", "vtdx {args:?}");
+                let err = stderr(&o);
+                assert_eq!(err.lines().count(), 1, "vtdx {args:?}: {err}");
+                assert!(err.starts_with(at), "vtdx {args:?}: {err}");
+                assert!(err.contains(identifier), "vtdx {args:?}: {err}");
+                assert!(err.contains("--external ignore"), "vtdx {args:?}: {err}");
+                assert!(err.trim_end().ends_with(byte), "vtdx {args:?}: {err}");
+            }
+        }
+    }
+}
+
+#[test]
+fn external_ignore_reads_the_document_without_the_external_content() {
+    let d = TempDir::new("external-ignore");
+    d.file("dtd.xml", EXT_DTD)
+        .file("ent.xml", EXT_ENTITY)
+        .file("param.xml", EXT_PARAM)
+        .file("ndata.xml", EXT_NDATA)
+        .file("x.dtd", b"<!ELEMENT oops")
+        .file("e.xml", b"<oops");
+    for file in ["dtd.xml", "ent.xml", "param.xml", "ndata.xml"] {
+        for cmd in PARSING_COMMANDS {
+            let args = with_file(cmd, file, &["--external", "ignore"]);
+            let o = vtdx(d.path(), &args, None);
+            assert_eq!(code(&o), 0, "vtdx {args:?}: {}", stderr(&o));
+            assert_eq!(stderr(&o), "", "vtdx {args:?}");
+        }
+    }
+    // nothing was read: the reference reads as nothing (XML 1.0 §4.4.3)
+    let o = vtdx(d.path(), &["query", "--external", "ignore", "ent.xml", "string(/r)"], None);
+    assert_eq!(stdout(&o), "ab\n");
+    let o = vtdx(d.path(), &["query", "--external=ignore", "dtd.xml", "string(/r)"], None);
+    assert_eq!(stdout(&o), "t\n");
+    // the flag may come after the file
+    assert_eq!(code(&vtdx(d.path(), &["check", "ent.xml", "--external", "ignore"], None)), 0);
+    // edit copies the declarations and the reference as they are
+    let o = vtdx(d.path(), &["edit", "--external", "ignore", "ent.xml"], None);
+    assert_eq!(o.stdout, EXT_ENTITY);
+    // among the operations too
+    let o = vtdx(d.path(), &["edit", "-s", "/r", "-t", "elem", "-n", "n", "--external", "ignore", "ent.xml"], None);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "<!DOCTYPE r [<!ENTITY e SYSTEM \"e.xml\">]>\n<r>a&e;b<n/></r>\n");
+}
+
+#[test]
+fn external_reject_references_refuses_a_reference_in_content() {
+    let d = TempDir::new("external-reject");
+    d.file("dtd.xml", EXT_DTD).file("ent.xml", EXT_ENTITY).file("decl-only.xml", b"<!DOCTYPE r [<!ENTITY e SYSTEM 'e.xml'>]><r>ab</r>");
+    for cmd in PARSING_COMMANDS {
+        // the reference `&e;` is at line 2, column 5 (byte 46)
+        let args = with_file(cmd, "ent.xml", &["--external", "reject-references"]);
+        let o = vtdx(d.path(), &args, None);
+        assert_eq!(code(&o), 1, "vtdx {args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.starts_with("ent.xml:2:5: ") && err.contains("`e`") && err.trim_end().ends_with("(byte 46)"), "vtdx {args:?}: {err}");
+        // declarations alone, and an external DTD subset, are read as with `ignore`
+        for file in ["dtd.xml", "decl-only.xml"] {
+            let args = with_file(cmd, file, &["--external", "reject-references"]);
+            let o = vtdx(d.path(), &args, None);
+            assert_eq!(code(&o), 0, "vtdx {args:?}: {}", stderr(&o));
+        }
+    }
+}
+
+#[test]
+fn external_flag_is_documented() {
+    let d = TempDir::new("external-help");
+    for cmd in [&["check"][..], &["stats"], &["fmt"], &["query"], &["edit"], &["c14n"], &["debug", "index"]] {
+        let mut args = cmd.to_vec();
+        args.push("--help");
+        let o = vtdx(d.path(), &args, None);
+        assert_eq!(code(&o), 0, "{args:?}");
+        let help = stdout(&o);
+        for want in ["--external <POLICY>", "ever fetched", "forbid", "ignore", "reject-references", "[default: forbid]"] {
+            assert!(help.contains(want), "vtdx {args:?}: no {want:?} in\n{help}");
+        }
+    }
+}
+
+// ---- input: memory-mapped files, standard input, pipes -----------------------------
+
+/// A document of about 250 KB (more than the CLI maps), with an error on its last
+/// line when `bad`: `<r>` then 10,000 lines `<i n="K">text K</i>`.
+fn big_doc(bad: bool) -> Vec<u8> {
+    let mut s = String::from("<r>\n");
+    for k in 0..10_000 {
+        s.push_str(&format!("<i n=\"{k}\">text {k}</i>\n"));
+    }
+    // line 10,002: `<x>` then U+0001 at column 4
+    s.push_str(if bad { "<x>\u{1}</x></r>\n" } else { "</r>\n" });
+    s.into_bytes()
+}
+
+#[test]
+fn files_mapped_or_read_give_the_same_results() {
+    let d = TempDir::new("input");
+    let big = big_doc(false);
+    assert!(big.len() > 200 * 1024);
+    d.file("big.xml", &big).file("bad.xml", &big_doc(true)).file("small.xml", GOOD);
+    // mapped (big.xml) and read (standard input) alike
+    for (args, want) in [
+        (&["query", "--count", "{}", "//i"][..], "10000\n"),
+        (&["query", "{}", "string(//i[@n='9999'])"][..], "text 9999\n"),
+        (&["query", "{}", "count(//i[@n = 500])"][..], "1\n"),
+    ] {
+        for file in ["big.xml", "-"] {
+            let a: Vec<&str> = args.iter().map(|x| if *x == "{}" { file } else { x }).collect();
+            let o = vtdx(d.path(), &a, if file == "-" { Some(&big) } else { None });
+            assert_eq!(code(&o), 0, "vtdx {a:?}: {}", stderr(&o));
+            assert_eq!(stdout(&o), want, "vtdx {a:?}");
+        }
+    }
+    assert_eq!(code(&vtdx(d.path(), &["check", "big.xml", "small.xml"], None)), 0);
+    // the document's bytes are the file's: edit with no operation copies them
+    let o = vtdx(d.path(), &["edit", "big.xml"], None);
+    assert_eq!(o.stdout, big);
+    let o = vtdx(d.path(), &["stats", "big.xml"], None);
+    assert!(stdout(&o).contains(&format!("bytes:           {}\n", big.len())), "{}", stdout(&o));
+    // errors are reported at the same place either way: line 10,002, column 4
+    let bad = big_doc(true);
+    for file in ["bad.xml", "-"] {
+        let o = vtdx(d.path(), &["check", file], if file == "-" { Some(&bad) } else { None });
+        assert_eq!(code(&o), 1);
+        let want = format!("{}:10002:4: ", if file == "-" { "-" } else { "bad.xml" });
+        assert!(stderr(&o).starts_with(&want), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn editing_a_mapped_file_in_place() {
+    let d = TempDir::new("input-inplace");
+    let big = big_doc(false);
+    d.file("big.xml", &big);
+    // the output replaces the file the input is mapped from (by renaming over it)
+    let o = vtdx(d.path(), &["edit", "-d", "//i[@n != 7]", "-L", "big.xml"], None);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(d.read("big.xml"), b"<r>\n<i n=\"7\">text 7</i>\n</r>\n");
+    d.file("big.xml", &big);
+    let o = vtdx(d.path(), &["edit", "-u", "//i[@n = 3]", "-v", "three", "-o", "big.xml", "big.xml"], None);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let want = String::from_utf8(big.clone()).unwrap().replace("<i n=\"3\">text 3</i>", "<i n=\"3\">three</i>");
+    assert_eq!(d.read("big.xml"), want.as_bytes());
+}
+
+#[cfg(unix)]
+#[test]
+fn pipes_and_devices_are_read() {
+    let d = TempDir::new("input-fifo");
+    let big = big_doc(false);
+    // a named pipe: not a regular file, so it is read
+    let fifo = d.path().join("fifo.xml");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let writer = {
+        let (fifo, big) = (fifo.clone(), big.clone());
+        std::thread::spawn(move || std::fs::write(fifo, big).unwrap())
+    };
+    let o = vtdx(d.path(), &["query", "--count", "fifo.xml", "//i"], None);
+    writer.join().unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "10000\n");
+    // standard input by its device name
+    if Path::new("/dev/stdin").exists() {
+        let o = vtdx(d.path(), &["query", "--count", "/dev/stdin", "//i"], Some(&big));
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert_eq!(stdout(&o), "10000\n");
+    }
+    // a directory is an I/O problem, as a missing file
+    let o = vtdx(d.path(), &["check", "."], None);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
 }

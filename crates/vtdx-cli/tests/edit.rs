@@ -193,10 +193,15 @@ def op_move(root, ns, x, target):
 
 def main():
     mode, args = sys.argv[1], sys.argv[2:]
-    root = etree.fromstring(sys.stdin.buffer.read())
+    src = sys.stdin.buffer.read()
+    root = etree.fromstring(src)
     if mode == "c14n":
         sys.stdout.buffer.write(c14n(root))
         return
+    # `exact`: lxml's own serialization instead of the canonical form, for documents
+    # lxml writes back byte for byte (checked here)
+    if mode == "exact" and etree.tostring(root) != src:
+        sys.exit("reference: lxml does not write this document back as it was")
     ns, ops, i = {}, [], 0
     while i < len(args):
         a = args[i]
@@ -230,7 +235,7 @@ def main():
             sys.exit("reference: unexpected argument %r" % a)
     for op in ops:
         op[0](root, ns, *op[1:])
-    sys.stdout.buffer.write(c14n(root))
+    sys.stdout.buffer.write(etree.tostring(root) if mode == "exact" else c14n(root))
 
 main()
 "#;
@@ -247,6 +252,19 @@ fn python(args: &[&str], stdin: &[u8]) -> String {
         String::from_utf8_lossy(&o.stderr)
     );
     String::from_utf8(o.stdout).unwrap()
+}
+
+/// Applies `args` with `vtdx edit -P` and with lxml (removed nodes leave their tails
+/// where they were), and compares the bytes: lxml's serialization of the result,
+/// on a document lxml writes back unchanged, is the input minus the removed nodes.
+fn preserves_like_lxml(doc: &str, args: &[&str]) {
+    let mut a = vec!["-P"];
+    a.extend_from_slice(args);
+    let got = ok(doc, &a);
+    let mut p = vec!["exact"];
+    p.extend_from_slice(args);
+    let want = python(&p, doc.as_bytes());
+    assert_eq!(got, want, "vtdx edit {a:?} on\n{doc}");
 }
 
 /// Applies `args` with vtdx and with lxml, and compares the canonical forms.
@@ -293,6 +311,60 @@ fn delete_removes_the_line_of_an_indented_node() {
     assert_eq!(ok(d, &["-d", "//a"]), "<r>\n  <!-- c -->\n  <b>t</b>\n</r>\n");
     assert_eq!(ok(d, &["-d", "//comment()"]), "<r>\n  <a/>\n  <b>t</b>\n</r>\n");
     assert_eq!(ok(d, &["-d", "//b", "-d", "//a"]), "<r>\n  <!-- c -->\n</r>\n");
+}
+
+#[test]
+fn preserve_whitespace_by_hand() {
+    let d = "<r>\n  <a/>\n  <!-- c -->\n  <b>t</b>\n</r>\n";
+    for p in ["-P", "--preserve-whitespace"] {
+        assert_eq!(ok(d, &[p, "-d", "//a"]), "<r>\n  \n  <!-- c -->\n  <b>t</b>\n</r>\n");
+        // among or after the operations
+        assert_eq!(ok(d, &["-d", "//comment()", p]), "<r>\n  <a/>\n  \n  <b>t</b>\n</r>\n");
+        assert_eq!(ok(d, &["-d", "//b", p, "-d", "//a"]), "<r>\n  \n  <!-- c -->\n  \n</r>\n");
+    }
+    // CR LF line ends and tabs stay too
+    assert_eq!(ok("<r>\r\n\t<a/>\r\n</r>", &["-P", "-d", "//a"]), "<r>\r\n\t\r\n</r>");
+    assert_eq!(ok("<r>\r\n\t<a/>\r\n</r>", &["-d", "//a"]), "<r>\r\n</r>");
+    // moving a node leaves its line behind
+    assert_eq!(ok("<r>\n  <a/>\n  <b/>\n</r>", &["-P", "-m", "//a", "//b"]), "<r>\n  \n  <b><a/></b>\n</r>");
+}
+
+/// Indented, with a prefix, mixed content, a comment and a PI, in the form lxml
+/// writes (double quotes, `<x/>`, no declaration), so lxml's output can be compared
+/// byte for byte.
+const INDENTED: &str = r#"<r xmlns:p="urn:p">
+  <a k="1" j="2"/>
+  <!-- note -->
+  <b>
+    <c>t</c>
+    <?pi data?>
+    <d/>
+  </b>
+  <p:e p:k="v">mixed <f/> text</p:e>
+  <a/>
+</r>"#;
+
+#[test]
+fn preserve_whitespace_agrees_with_lxml() {
+    for x in [
+        "//a",
+        "//a[1]",
+        "//comment()",
+        "//processing-instruction()",
+        "//b",
+        "//c | //d",
+        "//b/*",
+        "//f",
+        "//p:e",
+        "//@k",
+        "//@p:k",
+        "//p:e/text()",
+        "//b/text()",
+        "/r/node()[not(self::b)]",
+    ] {
+        preserves_like_lxml(INDENTED, &["-N", "p=urn:p", "-d", x]);
+    }
+    preserves_like_lxml(INDENTED, &["-d", "//c", "-d", "//a", "-d", "//comment()"]);
 }
 
 #[test]

@@ -27,6 +27,12 @@ pub fn dump_index<W: Write>(doc: &Document<'_>, mut w: W) -> io::Result<()> {
                 let qlen = doc.names().qname(sym).len();
                 (if k == K_ATTR { "attr" } else { "nsdecl" }, format!("sym={} off={}", sym, off), (off, off + qlen))
             }
+            K_ATTR_DEFAULT | K_NSDECL_DEFAULT => {
+                // no bytes: show the declaration's name and value
+                let decl = t[i + 1];
+                let name = if k == K_ATTR_DEFAULT { "attr*" } else { "nsdecl*" };
+                (name, format!("sym={} decl={}", sym, decl), (0, 0))
+            }
             _ => (
                 match k {
                     K_COMMENT => "comment",
@@ -37,7 +43,13 @@ pub fn dump_index<W: Write>(doc: &Document<'_>, mut w: W) -> io::Result<()> {
                 (t[i + 1] as usize, t[i + 2] as usize),
             ),
         };
-        let shown = snippet(&text[span.0..span.1.min(text.len())], 40).replace('\n', "\\n");
+        let shown = if matches!(k, K_ATTR_DEFAULT | K_NSDECL_DEFAULT) {
+            let value = doc.dtd().and_then(|d| d.attributes.get(t[i + 1] as usize)).and_then(|a| a.value.as_deref()).unwrap_or("");
+            format!("(default) {}=\"{}\"", doc.names().qname(sym), snippet(value.as_bytes(), 40))
+        } else {
+            snippet(&text[span.0..span.1.min(text.len())], 40)
+        }
+        .replace('\n', "\\n");
         writeln!(w, "{:>6}  {:<7} {:<40} {}", i, name, fields, shown)?;
         i += n;
     }

@@ -268,7 +268,7 @@ impl<'a> Document<'a> {
             let k = kind_of(self.tape[i]);
             match k {
                 K_ELEM => e += 1,
-                K_ATTR | K_NSDECL => a += 1,
+                K_ATTR | K_NSDECL | K_ATTR_DEFAULT | K_NSDECL_DEFAULT => a += 1,
                 _ => o += 1,
             }
             i += words_of(k) as usize;
@@ -317,7 +317,7 @@ impl<'a> Document<'a> {
     pub(crate) fn next_at(&self, i: u32) -> u32 {
         match self.kind_at(i) {
             K_ELEM => self.tape[i as usize + 2],
-            K_ATTR | K_NSDECL => i + ATTR_WORDS,
+            K_ATTR | K_NSDECL | K_ATTR_DEFAULT | K_NSDECL_DEFAULT => i + ATTR_WORDS,
             _ => i + LEAF_WORDS,
         }
     }
@@ -332,6 +332,7 @@ impl<'a> Document<'a> {
         match self.kind_at(i) {
             K_ELEM => self.tape[i as usize + 4] as usize,
             K_ATTR | K_NSDECL => self.attr_value_range(i).end + 1,
+            K_ATTR_DEFAULT | K_NSDECL_DEFAULT => unreachable_default(),
             _ => self.tape[i as usize + 2] as usize,
         }
     }
@@ -340,10 +341,42 @@ impl<'a> Document<'a> {
     pub(crate) fn after_attrs(&self, e: u32) -> u32 {
         let end = self.tape[e as usize + 2];
         let mut j = e + ELEM_WORDS;
-        while j < end && matches!(self.kind_at(j), K_ATTR | K_NSDECL) {
+        while j < end && is_attr_kind(self.kind_at(j)) {
             j += ATTR_WORDS;
         }
         j
+    }
+    /// The declaration a defaulted attribute record (`K_ATTR_DEFAULT`,
+    /// `K_NSDECL_DEFAULT`) at word `i` comes from.
+    #[inline]
+    pub(crate) fn default_decl(&self, i: u32) -> Option<&crate::dtd::AttDecl> {
+        self.dtd.as_deref()?.attributes.get(self.tape[i as usize + 1] as usize)
+    }
+    /// Is the attribute record at word `i` one the internal subset supplied?
+    #[inline(always)]
+    pub(crate) fn is_default_at(&self, i: u32) -> bool {
+        matches!(self.kind_at(i), K_ATTR_DEFAULT | K_NSDECL_DEFAULT)
+    }
+    /// The last attribute record of element `e` that is written in its start tag.
+    fn last_specified_attr(&self, e: u32) -> Option<u32> {
+        let mut j = self.after_attrs(e);
+        while j > e + ELEM_WORDS {
+            j -= ATTR_WORDS;
+            if !self.is_default_at(j) {
+                return Some(j);
+            }
+        }
+        None
+    }
+    /// Where a defaulted attribute of element `e` sits: the `>` (or the `/` of
+    /// `/>`) that ends the start tag, at which no node starts.
+    pub(crate) fn default_anchor(&self, e: u32) -> usize {
+        let end = self.start_tag_end(e);
+        if self.text()[end - 2] == b'/' {
+            end - 2
+        } else {
+            end - 1
+        }
     }
     /// The raw value range (between the quotes) of an attribute record.
     #[inline]
@@ -360,9 +393,8 @@ impl<'a> Document<'a> {
     /// Byte offset just past an element's start tag.
     pub(crate) fn start_tag_end(&self, e: u32) -> usize {
         let t = self.text();
-        let aa = self.after_attrs(e);
-        let p = if aa > e + ELEM_WORDS {
-            self.attr_value_range(aa - ATTR_WORDS).end + 1
+        let p = if let Some(last) = self.last_specified_attr(e) {
+            self.attr_value_range(last).end + 1
         } else {
             self.start_at(e) + 1 + self.names.qname_len(self.sym_at(e))
         };
@@ -633,7 +665,32 @@ impl<'d> Node<'d> {
     }
     /// True for `xmlns` and `xmlns:p` attributes.
     pub fn is_namespace_declaration(&self) -> bool {
-        self.is_attribute() && self.doc.kind_at(self.a) == K_NSDECL
+        self.is_attribute() && matches!(self.doc.kind_at(self.a), K_NSDECL | K_NSDECL_DEFAULT)
+    }
+
+    /// For an attribute (or namespace declaration): `true` when it is written in
+    /// the start tag, `false` when an attribute-list declaration of the internal
+    /// subset supplies it (XML 1.0 §3.3.2; the infoset's `[specified]`). A
+    /// defaulted attribute has no bytes in the document: its [`Node::range`] is
+    /// the empty range at the `>` (or `/>`) that ends its element's start tag,
+    /// where it would be written; [`Node::value_range`] is `None`; [`Node::value`]
+    /// is the declaration's default normalized for its type. `true` for other nodes.
+    pub fn is_specified(&self) -> bool {
+        !(self.is_attribute() && self.doc.is_default_at(self.a))
+    }
+
+    /// For an attribute: whether it is an ID — declared with type `ID` in the
+    /// internal subset (XML 1.0 §3.3.1), or `xml:id` (xml:id 1.0).
+    pub fn is_id(&self) -> bool {
+        if !self.is_attribute() || self.is_namespace_declaration() {
+            return false;
+        }
+        if self.namespace_id() == crate::names::NS_XML && self.local_name() == "id" {
+            return true;
+        }
+        let Some(dtd) = self.doc.dtd() else { return false };
+        let owner = self.doc.names.qname(self.doc.sym_at(self.b));
+        dtd.attribute(owner, self.name()).is_some_and(|a| a.ty == crate::dtd::AttType::Id)
     }
 
     /// The interned symbol of an element or attribute.
@@ -688,6 +745,10 @@ impl<'d> Node<'d> {
             ROOT_MARK => 0..d.text().len(),
             TEXT_START_MARK | TEXT_AFTER_MARK => self.text_range(),
             REC_MARK => d.start_at(self.a)..d.end_at(self.a),
+            owner if d.is_default_at(self.a) => {
+                let at = d.default_anchor(owner);
+                at..at
+            }
             _ => d.start_at(self.a)..d.end_at(self.a),
         }
     }
@@ -779,7 +840,7 @@ impl<'d> Node<'d> {
             ROOT_MARK => None,
             TEXT_START_MARK => d.first_child_record(self.a).map(|c| Node::rec(d, c)),
             TEXT_AFTER_MARK => d.next_sibling_record(self.a).map(|c| Node::rec(d, c)),
-            REC_MARK if d.kind_at(self.a) != K_ATTR && d.kind_at(self.a) != K_NSDECL => {
+            REC_MARK if !is_attr_kind(d.kind_at(self.a)) => {
                 if d.parent_at(self.a) != NONE {
                     let t = Node { doc: d, a: self.a, b: TEXT_AFTER_MARK };
                     if !t.text_range().is_empty() {
@@ -845,7 +906,7 @@ impl<'d> Node<'d> {
     pub fn next_element_sibling(&self) -> Option<Node<'d>> {
         let d = self.doc;
         let mut r = match self.b {
-            REC_MARK if d.kind_at(self.a) != K_ATTR && d.kind_at(self.a) != K_NSDECL => d.next_sibling_record(self.a),
+            REC_MARK if !is_attr_kind(d.kind_at(self.a)) => d.next_sibling_record(self.a),
             TEXT_START_MARK => d.first_child_record(self.a),
             TEXT_AFTER_MARK => d.next_sibling_record(self.a),
             _ => None,
@@ -906,12 +967,12 @@ impl<'d> Node<'d> {
 
     /// The attributes (namespace declarations excluded), in document order.
     pub fn attributes(&self) -> impl Iterator<Item = Node<'d>> + 'd {
-        self.all_attributes().filter(|a| self.doc.kind_at(a.a) == K_ATTR)
+        self.all_attributes().filter(|a| matches!(self.doc.kind_at(a.a), K_ATTR | K_ATTR_DEFAULT))
     }
 
     /// Namespace declarations on this element (`xmlns`, `xmlns:p`), in document order.
     pub fn namespace_declarations(&self) -> impl Iterator<Item = Node<'d>> + 'd {
-        self.all_attributes().filter(|a| self.doc.kind_at(a.a) == K_NSDECL)
+        self.all_attributes().filter(|a| matches!(self.doc.kind_at(a.a), K_NSDECL | K_NSDECL_DEFAULT))
     }
 
     /// Attributes and namespace declarations in document order.
@@ -920,7 +981,7 @@ impl<'d> Node<'d> {
         let (mut j, end) = if self.is_element() { (self.a + ELEM_WORDS, d.tape[self.a as usize + 2]) } else { (0, 0) };
         let owner = self.a;
         std::iter::from_fn(move || {
-            if j < end && matches!(d.kind_at(j), K_ATTR | K_NSDECL) {
+            if j < end && is_attr_kind(d.kind_at(j)) {
                 let n = Node { doc: d, a: j, b: owner };
                 j += ATTR_WORDS;
                 Some(n)
@@ -941,18 +1002,26 @@ impl<'d> Node<'d> {
     /// let doc = vtdx_core::Document::parse(b"<a x='1 &amp; 2'/>").unwrap();
     /// assert_eq!(doc.root_element().attribute("x").as_deref(), Some("1 & 2"));
     /// ```
+    ///
+    /// Attributes defaulted by the internal subset are found too (unless parsed
+    /// with [`crate::ParseOptions::attribute_defaults`] off):
+    ///
+    /// ```
+    /// let doc = vtdx_core::Document::parse(b"<!DOCTYPE a [<!ATTLIST a v NMTOKEN ' 1 '>]><a/>").unwrap();
+    /// assert_eq!(doc.root_element().attribute("v").as_deref(), Some("1"));
+    /// assert!(!doc.root_element().attribute_node("v").unwrap().is_specified());
+    /// ```
     pub fn attribute(&self, qname: &str) -> Option<Cow<'d, str>> {
-        match self.attribute_node(qname) {
-            Some(a) => Some(a.value()),
-            None => self.default_attribute(qname),
-        }
+        self.attribute_node(qname).map(|a| a.value())
     }
 
     /// The value the internal DTD subset gives an attribute this element does not
     /// specify (`<!ATTLIST e a CDATA 'v'>` or `#FIXED 'v'`), normalized for its
     /// declared type (XML 1.0 §5.1: a non-validating processor supplies these).
-    /// [`Node::attribute`] falls back to it; [`Node::attributes`] lists only the
-    /// attributes written in the document.
+    /// Looked up in the declarations, whatever
+    /// [`crate::ParseOptions::attribute_defaults`] says; with that option on (the
+    /// default) such attributes are also attribute nodes of the element
+    /// ([`Node::attributes`], [`Node::is_specified`] `false`).
     pub fn default_attribute(&self, qname: &str) -> Option<Cow<'d, str>> {
         if !self.is_element() {
             return None;
@@ -1056,6 +1125,9 @@ impl<'d> Node<'d> {
             }
             NodeKind::ProcessingInstruction => Cow::Borrowed(self.pi_parts().1).map_newlines(),
             NodeKind::Attribute => {
+                if d.is_default_at(self.a) {
+                    return Cow::Borrowed(d.default_decl(self.a).and_then(|a| a.value.as_deref()).unwrap_or(""));
+                }
                 let r = d.attr_value_range(self.a);
                 text::attribute_value(d, self.b, self.a, r)
             }
@@ -1097,14 +1169,22 @@ impl<'d> Node<'d> {
         self.order_key().cmp(&other.order_key())
     }
 
-    /// A key that sorts nodes of one document in document order.
+    /// A key that sorts nodes of one document in document order, distinct for
+    /// distinct nodes.
     #[inline]
     pub fn order_key(&self) -> u64 {
-        // The start offset alone (cheaper than `range()` for attributes).
+        // The start offset (cheaper than `range()` for attributes), above 24 bits
+        // that tell apart the defaulted attributes of an element: they all sit at
+        // the `>` of its start tag, where no other node starts.
         match self.b {
             ROOT_MARK => 0,
-            TEXT_START_MARK | TEXT_AFTER_MARK => ((self.text_range().start as u64) << 1) | 1,
-            _ => ((self.doc.start_at(self.a) as u64) << 1) | 1,
+            TEXT_START_MARK | TEXT_AFTER_MARK => (self.text_range().start as u64 + 1) << 24,
+            REC_MARK => (self.doc.start_at(self.a) as u64 + 1) << 24,
+            owner if self.doc.is_default_at(self.a) => {
+                let nth = ((self.a - owner - ELEM_WORDS) / ATTR_WORDS) as u64;
+                ((self.doc.default_anchor(owner) as u64 + 1) << 24) | (nth + 1).min((1 << 24) - 1)
+            }
+            _ => (self.doc.start_at(self.a) as u64 + 1) << 24,
         }
     }
 
@@ -1143,9 +1223,11 @@ impl<'d> Node<'d> {
         self.is_element().then(|| self.doc.start_tag_end(self.a)..self.doc.content_end(self.a))
     }
 
-    /// For an attribute: byte range of the raw value (between the quotes).
+    /// For an attribute written in the start tag: byte range of the raw value
+    /// (between the quotes). `None` for other nodes and for defaulted attributes
+    /// ([`Node::is_specified`]).
     pub fn value_range(&self) -> Option<Range<usize>> {
-        self.is_attribute().then(|| self.doc.attr_value_range(self.a))
+        (self.is_attribute() && !self.doc.is_default_at(self.a)).then(|| self.doc.attr_value_range(self.a))
     }
 }
 
@@ -1153,6 +1235,13 @@ fn ns_of_decl(a: &Node<'_>) -> NsId {
     // The URI a declaration binds: resolve it as written.
     let v = a.value();
     a.doc.names.find_ns(&v).unwrap_or(NS_NONE)
+}
+
+/// `end_at` of a defaulted attribute record: callers ask `range()`, which knows better.
+#[cold]
+fn unreachable_default() -> usize {
+    debug_assert!(false, "end_at of a defaulted attribute record");
+    0
 }
 
 #[cold]

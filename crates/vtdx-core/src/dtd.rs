@@ -129,6 +129,16 @@ pub struct AttDecl {
     /// Offset of the `<!ATTLIST` in the text (or of the parameter-entity
     /// reference whose replacement text held the declaration).
     pub decl_offset: usize,
+    /// For a `#FIXED` or default value: the value normalized for the declared
+    /// type (§3.3.3), which is what an attribute defaulted from this
+    /// declaration reads as. Set by [`parse_doctype`] once the whole internal
+    /// subset is read; `None` for `#REQUIRED` and `#IMPLIED` (and in a
+    /// declaration made by hand).
+    pub value: Option<String>,
+    /// Bytes that entity references in the default value produce when it is
+    /// normalized: the parser charges them to the document's entity-expansion
+    /// budget each time the default applies to an element.
+    pub value_expansion: u64,
 }
 
 /// Attribute types (§3.3.1).
@@ -707,7 +717,35 @@ pub fn parse_doctype(
     let end = p.doctype(start)?;
     let mut dtd = p.dtd;
     dtd.span = start..end;
+    normalize_defaults(&mut dtd, text, opts, budget)?;
     Ok((dtd, end))
+}
+
+/// Fills [`AttDecl::value`] and [`AttDecl::value_expansion`] of every
+/// declaration with a default, once all entities are known. The bytes entity
+/// expansion produces are charged to `budget` once here; the parser charges them
+/// again for every element the default applies to.
+fn normalize_defaults(dtd: &mut Dtd, text: &[u8], opts: &ParseOptions, budget: &mut ExpansionBudget) -> Result<(), Error> {
+    let mut values = Vec::new();
+    for (i, a) in dtd.attributes.iter().enumerate() {
+        let raw = match &a.default {
+            AttDefault::Default(v) | AttDefault::Fixed(v) => v.as_str(),
+            _ => continue,
+        };
+        let cdata = a.ty == AttType::Cdata;
+        let mut scratch = ExpansionBudget::new(opts, text.len());
+        let value = normalize_attribute_value(raw, text, a.decl_offset, Some(dtd), cdata, &mut scratch, 0)?.into_owned();
+        let expansion = scratch.used;
+        if expansion > 0 {
+            budget.charge(expansion as usize, text, a.decl_offset)?;
+        }
+        values.push((i, value, expansion));
+    }
+    for (i, v, x) in values {
+        dtd.attributes[i].value = Some(v);
+        dtd.attributes[i].value_expansion = x;
+    }
+    Ok(())
 }
 
 /// The bytes being parsed: the document, or the replacement text of an
@@ -1291,6 +1329,8 @@ impl<'t> DtdParser<'t, '_> {
                     ty,
                     default,
                     decl_offset,
+                    value: None,
+                    value_expansion: 0,
                 });
             }
             p = q;
@@ -2641,6 +2681,8 @@ mod tests {
             ty: AttType::Cdata,
             default: AttDefault::Implied,
             decl_offset: 0,
+            value: None,
+            value_expansion: 0,
         });
         assert!(d.entity("a").is_some());
         assert!(d.entity("b").is_some());

@@ -78,6 +78,10 @@ pub enum EditError {
     Unencodable { ch: char, encoding: String },
     /// Raw bytes to insert into a document that is not UTF-8 are not UTF-8.
     InvalidBytes,
+    /// The attribute is supplied by a default of the internal subset
+    /// ([`Node::is_specified`] is false): it has no bytes to remove or rename.
+    /// [`Editor::set_attribute`] (or [`Editor::set_value`]) writes it explicitly.
+    NotSpecified(String),
     /// Writing failed.
     Io(io::Error),
 }
@@ -94,6 +98,10 @@ impl fmt::Display for EditError {
                 write!(f, "cannot remove the declaration of namespace prefix `{p}`: names in its scope use it")
             }
             EditError::RootElement(what) => write!(f, "{what}"),
+            EditError::NotSpecified(n) => write!(
+                f,
+                "attribute `{n}` is defaulted by the document type declaration, not written in the start tag: it cannot be removed or renamed (setting its value writes it)"
+            ),
             EditError::Conflict { a, b } => write!(f, "edits at bytes {}..{} and {}..{} overlap", a.start, a.end, b.start, b.end),
             EditError::Unencodable { ch, encoding } => write!(
                 f,
@@ -364,6 +372,7 @@ impl<'d> Editor<'d> {
             NodeKind::Element if node.parent().is_some_and(|p| p.is_root()) => {
                 Err(EditError::RootElement("cannot remove the root element"))
             }
+            NodeKind::Attribute if !node.is_specified() => Err(EditError::NotSpecified(node.name().to_string())),
             NodeKind::Attribute => {
                 let owner = node.parent().unwrap_or(self.doc.root());
                 if node.is_namespace_declaration() && self.doc.options().namespaces {
@@ -536,7 +545,7 @@ impl<'d> Editor<'d> {
     /// The attribute of `element` named `qname` after the edits so far (renames
     /// and removals counted), if it is one of the document's attributes.
     fn live_attribute(&self, element: Node<'d>, qname: &str) -> Option<Node<'d>> {
-        element.all_attributes().find(|a| {
+        element.all_attributes().filter(|a| a.is_specified()).find(|a| {
             let s = a.range().start;
             !self.attr_removed.contains(&s) && self.attr_renamed.get(&s).map_or(a.name(), |n| n.as_str()) == qname
         })
@@ -560,7 +569,8 @@ impl<'d> Editor<'d> {
         let e_start = element.range().start;
         let want = self.expanded(element, qname);
         let mut names: Vec<(usize, &str)> = Vec::new();
-        for a in element.all_attributes() {
+        // a defaulted attribute is overridden by one written with its name
+        for a in element.all_attributes().filter(|a| a.is_specified()) {
             let s = a.range().start;
             if self.attr_removed.contains(&s) {
                 continue;
@@ -661,6 +671,10 @@ impl<'d> Editor<'d> {
                 let v = value.replace("]]>", "]]]]><![CDATA[>");
                 self.replace_range(r.start + 9, r.end - 3, v.as_bytes(), Lv::Markup(node), Ctx::Markup);
             }
+            NodeKind::Attribute if !node.is_specified() => {
+                let owner = node.parent().unwrap_or(self.doc.root());
+                return self.set_attribute(owner, node.name(), value);
+            }
             NodeKind::Attribute => {
                 let owner = node.parent().unwrap_or(self.doc.root());
                 let r = node.value_range().unwrap_or(0..0);
@@ -759,6 +773,7 @@ impl<'d> Editor<'d> {
                 }
                 Ok(())
             }
+            NodeKind::Attribute if !node.is_specified() => Err(EditError::NotSpecified(old.to_string())),
             NodeKind::Attribute => {
                 let owner = node.parent().unwrap_or(self.doc.root());
                 self.check_name(owner, new_qname, true)?;

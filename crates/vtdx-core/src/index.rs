@@ -7,6 +7,8 @@
 //! | element   | 5     | `ELEM << 28 \| sym` | offset of `<` | next (subtree end, a word index) | parent (word index or `NONE`) | end (byte offset after the element) |
 //! | attribute | 2     | `ATTR << 28 \| sym` | offset of the name | | | |
 //! | ns decl   | 2     | `NSDECL << 28 \| sym` | offset of the name | | | |
+//! | defaulted attribute | 2 | `ATTR_DEFAULT << 28 \| sym` | index of its declaration in `Dtd::attributes` | | | |
+//! | defaulted ns decl   | 2 | `NSDECL_DEFAULT << 28 \| sym` | index of its declaration in `Dtd::attributes` | | | |
 //! | comment, PI, CDATA | 4 | `KIND << 28`   | offset of `<` | end (byte offset after `>`) | parent | |
 //!
 //! Attribute records follow their element's record directly. Text is not stored:
@@ -25,6 +27,10 @@ pub(crate) const K_NSDECL: u32 = 3;
 pub(crate) const K_COMMENT: u32 = 4;
 pub(crate) const K_PI: u32 = 5;
 pub(crate) const K_CDATA: u32 = 6;
+/// An attribute the internal subset supplies (§3.3.2): not in the text.
+pub(crate) const K_ATTR_DEFAULT: u32 = 7;
+/// A namespace declaration the internal subset supplies: not in the text.
+pub(crate) const K_NSDECL_DEFAULT: u32 = 8;
 
 /// Words per record kind.
 pub(crate) const ELEM_WORDS: u32 = 5;
@@ -46,9 +52,16 @@ pub(crate) fn kind_of(w0: u32) -> u32 {
 pub(crate) fn words_of(kind: u32) -> u32 {
     match kind {
         K_ELEM => ELEM_WORDS,
-        K_ATTR | K_NSDECL => ATTR_WORDS,
+        K_ATTR | K_NSDECL | K_ATTR_DEFAULT | K_NSDECL_DEFAULT => ATTR_WORDS,
         _ => LEAF_WORDS,
     }
+}
+
+/// Is `kind` one of the attribute-like records that follow an element's record
+/// (attributes and namespace declarations, specified or defaulted)?
+#[inline(always)]
+pub(crate) fn is_attr_kind(kind: u32) -> bool {
+    matches!(kind, K_ATTR | K_NSDECL | K_ATTR_DEFAULT | K_NSDECL_DEFAULT)
 }
 
 #[cfg(test)]

@@ -97,6 +97,15 @@ pub struct ParseOptions {
     /// prefixes, unique expanded attribute names). Default `true`. With `false`
     /// colons are ordinary name characters and no namespace URIs are resolved.
     pub namespaces: bool,
+    /// Add the attributes that attribute-list declarations of the internal
+    /// subset default (XML 1.0 §3.3.2, §5.1) to the elements that do not specify
+    /// them, as attribute nodes marked not specified
+    /// ([`crate::Node::is_specified`]). Default `true`, as the spec requires of
+    /// a processor that reads the declarations; `false` leaves them out of the
+    /// attribute axis, as lxml does unless `attribute_defaults=True`. Namespace
+    /// declarations (`xmlns`, `xmlns:p`) defaulted this way always bind, and are
+    /// always present; Canonical XML always outputs defaulted attributes.
+    pub attribute_defaults: bool,
 }
 
 impl Default for ParseOptions {
@@ -105,6 +114,7 @@ impl Default for ParseOptions {
             limits: Limits::default(),
             external: ExternalPolicy::default(),
             namespaces: true,
+            attribute_defaults: true,
         }
     }
 }
@@ -147,6 +157,11 @@ impl ParseOptions {
     /// Sets [`ParseOptions::external`].
     pub fn external(mut self, p: ExternalPolicy) -> Self {
         self.external = p;
+        self
+    }
+    /// Sets [`ParseOptions::attribute_defaults`].
+    pub fn attribute_defaults(mut self, on: bool) -> Self {
+        self.attribute_defaults = on;
         self
     }
     /// Sets [`ParseOptions::namespaces`].

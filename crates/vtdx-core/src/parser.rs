@@ -62,6 +62,20 @@ struct AttrScratch {
     is_decl: bool,
     /// The value has no `&` (and no `<`): its normalized value is its text, unless it has tab, LF or CR.
     plain: bool,
+    /// For an attribute the internal subset defaults: the index of its declaration
+    /// in `Dtd::attributes` (the name and value offsets are then the element's `<`);
+    /// `NONE` for an attribute written in the tag.
+    default: u32,
+}
+
+/// An attribute the internal subset defaults for an element type.
+#[derive(Debug, Clone, Copy)]
+struct DefaultAttr {
+    qid: QNameId,
+    /// Index of the declaration in `Dtd::attributes`.
+    decl: u32,
+    /// A namespace declaration (`xmlns`, `xmlns:p`, with namespaces on).
+    is_decl: bool,
 }
 
 /// What the checker learned about an internal general entity.
@@ -123,6 +137,9 @@ struct State {
     entities: HashMap<Box<str>, EntState>,
     markup_refs: Vec<(usize, usize, Box<str>)>,
     seen: HashMap<(QNameId, NsId), ()>,
+    /// Element type → the attributes the internal subset defaults for it (empty
+    /// without attribute-list defaults, so one `is_empty` keeps them off the lean path).
+    defaults: HashMap<QNameId, Vec<DefaultAttr>, crate::names::BuildFx>,
 }
 
 struct Run<'p> {
@@ -229,6 +246,7 @@ impl Parser {
         st.attrs.clear();
         st.entities.clear();
         st.markup_refs.clear();
+        st.defaults.clear();
         let q_xml = names.intern_qname(b"xml");
         let q_xmlns = names.intern_qname(b"xmlns");
         let mut tape = tape;
@@ -457,6 +475,7 @@ impl Run<'_> {
                         seen_doctype = true;
                         let (d, p) = dtd::parse_doctype(t, pos, standalone, self.opts, &mut self.budget)?;
                         self.dtd = Some(Box::new(d));
+                        self.index_defaults();
                         pos = p;
                     } else {
                         return Err(syntax(t, pos, format!("expected a comment or document type declaration, found `{}`", snippet(&t[pos..], 12))));
@@ -821,10 +840,14 @@ impl Run<'_> {
             let aprefix = self.names.qnames[aq as usize].prefix;
             let is_decl = self.ns_on && (aq == self.q_xmlns || aprefix == self.q_xmlns);
             ns_work |= is_decl || aprefix != NO_PREFIX;
-            self.st.attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: ve as u32, ns: NS_NONE, is_decl, plain });
+            self.st.attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: ve as u32, ns: NS_NONE, is_decl, plain, default: NONE });
             p = ve + 1;
         }
 
+        let specified = self.st.attrs.len();
+        if !self.st.defaults.is_empty() {
+            ns_work |= self.apply_defaults(t, qid, pos)?;
+        }
         let bind_base = self.st.bindings.len() as u32;
         let ens = if !self.ns_on {
             NS_NONE
@@ -836,8 +859,11 @@ impl Run<'_> {
         };
         // attribute uniqueness: by qualified name, then by expanded name
         let n = self.st.attrs.len();
-        if n > 1 {
-            self.unique_attrs(t)?;
+        if specified > 1 {
+            self.unique_attrs(t, specified)?;
+        }
+        if n > specified {
+            self.unique_defaults(t, specified, pos)?;
         }
         let parent = self.parent();
         let rec = self.tape.len() as u32;
@@ -847,8 +873,13 @@ impl Run<'_> {
             for i in 0..n {
                 let a = self.st.attrs[i];
                 let s = self.sym(t, a.qid, a.ns, a.name_off as usize)?;
-                let k = if a.is_decl { K_NSDECL } else { K_ATTR };
-                put(&mut self.tape, [(k << KIND_SHIFT) | s, a.name_off]);
+                let (k, w1) = match (a.is_decl, a.default == NONE) {
+                    (false, true) => (K_ATTR, a.name_off),
+                    (true, true) => (K_NSDECL, a.name_off),
+                    (false, false) => (K_ATTR_DEFAULT, a.default),
+                    (true, false) => (K_NSDECL_DEFAULT, a.default),
+                };
+                put(&mut self.tape, [(k << KIND_SHIFT) | s, w1]);
             }
         }
         if empty {
@@ -869,8 +900,9 @@ impl Run<'_> {
         })
     }
 
-    fn unique_attrs(&mut self, t: &[u8]) -> Result<(), Error> {
-        let attrs = &self.st.attrs;
+    /// Uniqueness of the first `specified` attributes (those written in the tag).
+    fn unique_attrs(&mut self, t: &[u8], specified: usize) -> Result<(), Error> {
+        let attrs = &self.st.attrs[..specified];
         let n = attrs.len();
         if n <= 16 {
             if let Some(i) = first_duplicate(attrs, t, self.ns_on) {
@@ -899,6 +931,11 @@ impl Run<'_> {
         for i in 0..self.st.attrs.len() {
             let a = self.st.attrs[i];
             if !a.is_decl {
+                continue;
+            }
+            if a.default != NONE {
+                self.declare_default(t, a, name_at)?;
+                self.st.attrs[i].ns = NS_XMLNS;
                 continue;
             }
             let raw = &t[a.val_start as usize..a.val_end as usize];
@@ -960,6 +997,107 @@ impl Run<'_> {
         }
         let q = &self.names.qnames[qid as usize];
         Err(err(ErrorKind::UndeclaredPrefix { prefix: self.names.qname_text(qid)[..q.prefix_len as usize].to_string() }, t, at))
+    }
+
+    /// After the DOCTYPE: the attributes its attribute-list declarations default,
+    /// by element type, for [`Run::apply_defaults`].
+    fn index_defaults(&mut self) {
+        let Some(dtd) = self.dtd.as_deref() else { return };
+        for (i, a) in dtd.attributes.iter().enumerate() {
+            if a.value.is_none() || i > u32::MAX as usize - 1 {
+                continue;
+            }
+            let eq = self.names.intern_qname(a.element.as_bytes());
+            let aq = self.names.intern_qname(a.name.as_bytes());
+            let prefix = self.names.qnames[aq as usize].prefix;
+            let is_decl = self.ns_on && (aq == self.q_xmlns || prefix == self.q_xmlns);
+            let list = self.st.defaults.entry(eq).or_default();
+            // the first declaration of a name binds (§3.3)
+            if !list.iter().any(|d| d.qid == aq) {
+                list.push(DefaultAttr { qid: aq, decl: i as u32, is_decl });
+            }
+        }
+    }
+
+    /// Adds to the start tag's attributes those the internal subset defaults for
+    /// element type `qid` and the tag does not specify (XML 1.0 §3.3.2), charging
+    /// entity expansion in their values to the budget each time. Namespace
+    /// declarations are always added; other attributes with
+    /// [`ParseOptions::attribute_defaults`]. Returns whether one is a declaration
+    /// or prefixed (namespace work to do).
+    #[cold]
+    #[inline(never)]
+    fn apply_defaults(&mut self, t: &[u8], qid: QNameId, at: usize) -> Result<bool, Error> {
+        let st = &mut *self.st;
+        let Some(list) = st.defaults.get(&qid) else { return Ok(false) };
+        let Some(dtd) = self.dtd.as_deref() else { return Ok(false) };
+        let mut ns_work = false;
+        for d in list {
+            if st.attrs.iter().any(|a| a.qid == d.qid) {
+                continue;
+            }
+            let expansion = dtd.attributes[d.decl as usize].value_expansion;
+            if expansion > 0 {
+                self.budget.charge(expansion as usize, t, at)?;
+            }
+            if !d.is_decl && !self.opts.attribute_defaults {
+                continue;
+            }
+            if st.attrs.len() as u64 >= self.opts.limits.max_attributes as u64 {
+                return Err(err(ErrorKind::LimitExceeded { limit: LimitKind::Attributes, value: st.attrs.len() as u64 + 1, max: self.opts.limits.max_attributes as u64 }, t, at));
+            }
+            ns_work |= d.is_decl || self.names.qnames[d.qid as usize].prefix != NO_PREFIX;
+            let at = at as u32;
+            st.attrs.push(AttrScratch { qid: d.qid, name_off: at, name_end: at, val_start: at, val_end: at, ns: NS_NONE, is_decl: d.is_decl, plain: true, default: d.decl });
+        }
+        Ok(ns_work)
+    }
+
+    /// The binding a defaulted namespace declaration makes (its value is the
+    /// declaration's normalized default). Errors are reported at the element.
+    #[cold]
+    fn declare_default(&mut self, t: &[u8], a: AttrScratch, at: usize) -> Result<(), Error> {
+        let uri: Vec<u8> = self.dtd.as_deref().and_then(|d| d.attributes[a.default as usize].value.clone()).unwrap_or_default().into_bytes();
+        let prefix = if a.qid == self.q_xmlns {
+            NO_PREFIX
+        } else {
+            let local = local_of(self.names.qname_text(a.qid).as_bytes()).to_vec();
+            self.names.intern_qname(&local)
+        };
+        if let Some(detail) = declaration_problem(&self.names, self.q_xml, self.q_xmlns, prefix, &uri) {
+            return Err(err(ErrorKind::ReservedNamespace { detail }, t, at));
+        }
+        let id = if uri.is_empty() { NS_NONE } else { self.names.intern_ns_bytes(&uri) };
+        self.st.bindings.push(Binding { prefix, ns: id });
+        Ok(())
+    }
+
+    /// No defaulted attribute (from `from` on) shares an expanded name with another
+    /// attribute of the tag (Namespaces in XML 1.0 §6.3; qualified names cannot
+    /// repeat: a default applies only where its name is not specified).
+    #[cold]
+    fn unique_defaults(&self, t: &[u8], from: usize, at: usize) -> Result<(), Error> {
+        if !self.ns_on {
+            return Ok(());
+        }
+        let attrs = &self.st.attrs;
+        let local = |a: &AttrScratch| -> &[u8] {
+            if a.default == NONE {
+                local_of(&t[a.name_off as usize..a.name_end as usize])
+            } else {
+                local_of(self.names.qname_text(a.qid).as_bytes())
+            }
+        };
+        for i in from..attrs.len() {
+            let a = &attrs[i];
+            if a.is_decl || a.ns == NS_NONE {
+                continue;
+            }
+            if attrs[..i].iter().any(|b| !b.is_decl && b.ns == a.ns && local(b) == local(a)) {
+                return Err(err(ErrorKind::DuplicateAttribute { name: self.names.qname_text(a.qid).to_string() }, t, at));
+            }
+        }
+        Ok(())
     }
 
     fn end_tag(&mut self, t: &[u8], pos: usize) -> Result<usize, Error> {
@@ -1325,7 +1463,7 @@ mod tests {
     use super::*;
 
     fn att(qid: QNameId, name: (u32, u32), ns: NsId) -> AttrScratch {
-        AttrScratch { qid, name_off: name.0, name_end: name.1, val_start: 0, val_end: 0, ns, is_decl: false, plain: true }
+        AttrScratch { qid, name_off: name.0, name_end: name.1, val_start: 0, val_end: 0, ns, is_decl: false, plain: true, default: NONE }
     }
 
     #[test]

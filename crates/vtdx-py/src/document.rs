@@ -237,7 +237,9 @@ impl Document {
         let os = py.import("os")?;
         let path = os.call_method1("fspath", (file,))?;
         let path: std::path::PathBuf = path.extract()?;
-        let data = self.inner.doc.source();
+        // from the copy: when the document was mapped from this very file, opening it
+        // for writing truncates the pages the source lies in
+        let data = bytes.as_bytes();
         py.detach(|| std::fs::write(&path, data)).map_err(PyErr::from)
     }
 

@@ -152,6 +152,7 @@ fn kind_id(k: &vtdx::ErrorKind) -> &'static str {
         K::ForbiddenEntityReference { .. } => "forbidden_entity_reference",
         K::MalformedEntity { .. } => "malformed_entity",
         K::ExternalEntity { .. } => "external_entity",
+        K::ExternalReference { .. } => "external_reference",
         K::InvalidCharRef { .. } => "invalid_char_ref",
         K::XmlDeclaration { .. } => "xml_declaration",
         K::Dtd { .. } => "dtd",

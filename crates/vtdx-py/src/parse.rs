@@ -1,11 +1,16 @@
 //! `parse`, `fromstring`, `XML` and `XMLParser`: inputs, options and limits.
+//!
+//! A file given by name is memory-mapped when it is a regular file of
+//! [`MMAP_MIN_BYTES`] or more, and parsed where it lies; smaller files, other
+//! files and file objects are read into one buffer the document owns.
 
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
-use vtdx::{ExternalEntityPolicy, ParseOptions, Parser};
+use vtdx::{ExternalPolicy, ParseOptions, Parser};
 
 use crate::document::{DocInner, DocRef, Document};
 use crate::element::wrap_node;
@@ -24,6 +29,9 @@ pub(crate) fn options_from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResul
             o.limits.max_entity_expansion_bytes = u32::MAX as u64;
         }
     }
+    // `forbid_external` and `external_entities` are read together, after the loop
+    let mut forbid_external: Option<bool> = None;
+    let mut refs_error: Option<bool> = None;
     for (k, v) in kw.iter() {
         let key: String = k.extract()?;
         if v.is_none() {
@@ -39,13 +47,14 @@ pub(crate) fn options_from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResul
             "max_entity_amplification" => o.limits.max_entity_amplification = v.extract()?,
             "max_entity_depth" => o.limits.max_entity_depth = v.extract()?,
             "namespaces" => o.namespaces = v.is_truthy()?,
+            "forbid_external" => forbid_external = Some(v.is_truthy()?),
             "external_entities" => {
                 let s: String = v.extract()?;
-                o.external_entities = match s.as_str() {
-                    "skip" => ExternalEntityPolicy::Skip,
-                    "error" => ExternalEntityPolicy::Error,
+                refs_error = Some(match s.as_str() {
+                    "skip" => false,
+                    "error" => true,
                     _ => return Err(PyValueError::new_err("external_entities must be 'skip' or 'error'")),
-                };
+                });
             }
             // lxml options whose only value vtdx supports is the one it always has
             "resolve_entities" | "no_network" => {
@@ -57,14 +66,39 @@ pub(crate) fn options_from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResul
             }
             _ => {
                 return Err(PyTypeError::new_err(format!(
-                    "unexpected parse option {key:?} (supported: huge_tree, namespaces, external_entities, max_depth, \
-                     max_attributes, max_name_len, max_document_size, max_entity_expansion_bytes, \
-                     max_entity_amplification, max_entity_depth)"
+                    "unexpected parse option {key:?} (supported: huge_tree, namespaces, forbid_external, \
+                     external_entities, max_depth, max_attributes, max_name_len, max_document_size, \
+                     max_entity_expansion_bytes, max_entity_amplification, max_entity_depth)"
                 )))
             }
         }
     }
+    o.external = external_policy(forbid_external, refs_error)?;
     Ok(o)
+}
+
+/// The policy for `forbid_external` and `external_entities` (`Some(true)`: `'error'`).
+///
+/// `forbid_external` (default True) refuses every external identifier. With
+/// `forbid_external=False`, `external_entities` says what a reference to an external
+/// entity in content does: `'skip'` (the default; it reads as nothing) or `'error'`.
+/// Given without `forbid_external`, `external_entities='skip'` implies
+/// `forbid_external=False` (it asks for external entities to be read as nothing),
+/// while `'error'` leaves it True, which already refuses every external entity: a
+/// stricter setting never accepts more than the default. `forbid_external=True`
+/// with `external_entities='skip'` contradicts itself and is refused.
+fn external_policy(forbid_external: Option<bool>, refs_error: Option<bool>) -> PyResult<ExternalPolicy> {
+    Ok(match (forbid_external, refs_error) {
+        (Some(true), Some(false)) => {
+            return Err(PyValueError::new_err(
+                "forbid_external=True refuses external entities, external_entities='skip' reads them as \
+                 nothing: pass forbid_external=False to skip them",
+            ))
+        }
+        (Some(true) | None, None | Some(true)) => ExternalPolicy::Forbid,
+        (Some(false) | None, Some(false)) | (Some(false), None) => ExternalPolicy::Ignore,
+        (Some(false), Some(true)) => ExternalPolicy::RejectReferences,
+    })
 }
 
 /// A reusable parser with fixed options, like lxml's ``XMLParser``: pass it as
@@ -87,8 +121,16 @@ impl XMLParser {
     ///   ``max_document_size`` (4 GiB - 1), ``max_entity_expansion_bytes`` (10 MiB),
     ///   ``max_entity_amplification`` (20), ``max_entity_depth`` (32);
     /// * ``namespaces`` (True): apply Namespaces in XML;
-    /// * ``external_entities`` (``'skip'``): what a reference to an external entity
-    ///   does: read as nothing, or ``'error'``. Nothing is ever fetched.
+    /// * ``forbid_external`` (True, as defusedxml's): refuse a document whose DOCTYPE
+    ///   names anything external (an external DTD subset, an external entity, an
+    ///   unparsed entity) with :class:`XMLSyntaxError` of ``kind``
+    ///   ``'external_reference'``. With False the document is read without it;
+    /// * ``external_entities`` (``'skip'``), with ``forbid_external=False``: what a
+    ///   reference to an external entity in content does: read as nothing, or
+    ///   ``'error'``. ``'skip'`` alone implies ``forbid_external=False``; ``'error'``
+    ///   alone leaves ``forbid_external`` True.
+    ///
+    /// Nothing external is ever fetched or opened, whatever the options.
     #[new]
     #[pyo3(signature = (**options))]
     fn new(options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
@@ -98,8 +140,8 @@ impl XMLParser {
 
     /// Parses a source (see :func:`vtdx.parse`) into a :class:`Document`.
     fn parse(&self, py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Document> {
-        let (data, filename) = read_source(py, source, true)?;
-        Ok(Document { inner: self.parse_vec(py, data, filename)? })
+        let (src, filename) = source_of(py, source, true)?;
+        Ok(Document { inner: self.parse_source(py, src, filename)? })
     }
 
     /// Parses XML text and returns the root element.
@@ -116,34 +158,101 @@ impl XMLParser {
 
 impl XMLParser {
     fn parse_vec(&self, py: Python<'_>, data: Vec<u8>, filename: Option<String>) -> PyResult<DocRef> {
-        let big = data.len() >= crate::DETACH_BYTES;
-        let res = crate::maybe_detach(py, big, || {
+        self.parse_source(py, Source::Bytes(data), filename)
+    }
+
+    fn parse_source(&self, py: Python<'_>, src: Source, filename: Option<String>) -> PyResult<DocRef> {
+        let (load, size) = load(py, src)?;
+        let res = crate::maybe_detach(py, size >= crate::DETACH_BYTES as u64, || {
             let mut p = self.parser.lock().unwrap_or_else(|e| e.into_inner());
-            p.parse_owned(data)
+            load.parse_with(&mut p)
         });
-        match res {
-            Ok(doc) => Ok(DocInner::new(doc, filename)),
-            Err(e) => Err(errors::syntax_error(py, &e, filename.as_deref().or(Some("<string>")))),
+        finish(py, res, filename)
+    }
+}
+
+/// Files given by name at least this large are memory-mapped; smaller ones are
+/// read, which costs less than setting up and tearing down a map.
+pub(crate) const MMAP_MIN_BYTES: u64 = 64 * 1024;
+
+/// What to parse: bytes, or a file given by name.
+pub(crate) enum Source {
+    Bytes(Vec<u8>),
+    Path(String),
+}
+
+/// What a parser gets: bytes it will own, or a regular file to map.
+enum Load {
+    Read(Vec<u8>),
+    Map(PathBuf),
+}
+
+impl Load {
+    /// Parses with `p`; a file that cannot be mapped is read instead.
+    fn parse_with(self, p: &mut Parser) -> std::io::Result<Result<vtdx::Document<'static>, vtdx::Error>> {
+        match self {
+            Load::Read(v) => Ok(p.parse_owned(v)),
+            Load::Map(path) => match p.parse_file_mmap(&path) {
+                Ok(r) => Ok(r),
+                Err(_) => Ok(p.parse_owned(std::fs::read(&path)?)),
+            },
         }
+    }
+}
+
+/// Decides how `src` reaches the parser, reading small and irregular files (with
+/// the interpreter released). Returns the size in bytes too.
+fn load(py: Python<'_>, src: Source) -> PyResult<(Load, u64)> {
+    match src {
+        Source::Bytes(v) => {
+            let n = v.len() as u64;
+            Ok((Load::Read(v), n))
+        }
+        Source::Path(path) => {
+            let r = py.detach(|| -> std::io::Result<(Load, u64)> {
+                let meta = std::fs::metadata(&path)?;
+                if meta.is_file() && meta.len() >= MMAP_MIN_BYTES {
+                    return Ok((Load::Map(PathBuf::from(&path)), meta.len()));
+                }
+                let v = std::fs::read(&path)?;
+                let n = v.len() as u64;
+                Ok((Load::Read(v), n))
+            });
+            r.map_err(|e| io_error(e, path))
+        }
+    }
+}
+
+/// A parse result as a document or the Python error.
+fn finish(
+    py: Python<'_>,
+    res: std::io::Result<Result<vtdx::Document<'static>, vtdx::Error>>,
+    filename: Option<String>,
+) -> PyResult<DocRef> {
+    match res {
+        Ok(Ok(doc)) => Ok(DocInner::new(doc, filename)),
+        Ok(Err(e)) => Err(errors::syntax_error(py, &e, filename.as_deref().or(Some("<string>")))),
+        Err(e) => Err(io_error(e, filename.unwrap_or_default())),
     }
 }
 
 /// Parses with `opts`: with the defaults through the core's per-thread parser, else
 /// with a fresh parser.
 pub(crate) fn parse_vec(py: Python<'_>, data: Vec<u8>, opts: &ParseOptions, filename: Option<String>) -> PyResult<DocRef> {
-    let big = data.len() >= crate::DETACH_BYTES;
+    parse_source(py, Source::Bytes(data), opts, filename)
+}
+
+/// Parses bytes or a file with `opts`: bytes with the defaults through the core's
+/// per-thread parser; a mapped file, or other options, with a fresh parser.
+fn parse_source(py: Python<'_>, src: Source, opts: &ParseOptions, filename: Option<String>) -> PyResult<DocRef> {
+    let (load, size) = load(py, src)?;
     let default = *opts == ParseOptions::default();
-    let res = crate::maybe_detach(py, big, || {
-        if !default {
-            return Parser::with_options(opts.clone()).parse_owned(data);
-        }
+    let res = crate::maybe_detach(py, size >= crate::DETACH_BYTES as u64, || match load {
         // the core keeps one parser per thread for the default options
-        vtdx::Document::parse_owned(data)
+        Load::Read(v) if default => Ok(vtdx::Document::parse_owned(v)),
+        load => load.parse_with(&mut Parser::with_options(opts.clone())),
     });
-    match res {
-        Ok(doc) => Ok(DocInner::new(doc, filename)),
-        Err(e) => Err(errors::syntax_error(py, &e, filename.as_deref().or(Some("<string>")))),
-    }
+    finish(py, res, filename)
 }
 
 /// True when `s` (after leading white space) starts like XML rather than a file name.
@@ -177,19 +286,34 @@ fn check_str_declaration(s: &str) -> PyResult<()> {
 /// it starts with `<`, else a file name, when `allow_path`), `os.PathLike`, or a file
 /// object with `read()`. Returns the file name when one was read.
 pub(crate) fn read_source(py: Python<'_>, source: &Bound<'_, PyAny>, allow_path: bool) -> PyResult<(Vec<u8>, Option<String>)> {
+    match source_of(py, source, allow_path)? {
+        (Source::Bytes(v), name) => Ok((v, name)),
+        (Source::Path(p), _) => {
+            let data = py.detach(|| std::fs::read(&p));
+            match data {
+                Ok(d) => Ok((d, Some(p))),
+                Err(e) => Err(io_error(e, p)),
+            }
+        }
+    }
+}
+
+/// Like [`read_source`], but a file name is left for the parser to map or read.
+/// Returns the file name when there is one.
+fn source_of(py: Python<'_>, source: &Bound<'_, PyAny>, allow_path: bool) -> PyResult<(Source, Option<String>)> {
     if let Ok(b) = source.cast::<PyBytes>() {
-        return Ok((b.as_bytes().to_vec(), None));
+        return Ok((Source::Bytes(b.as_bytes().to_vec()), None));
     }
     if let Ok(s) = source.cast::<PyString>() {
         let s = s.to_cow()?.into_owned();
         if !allow_path || looks_like_xml(&s) {
             check_str_declaration(&s)?;
-            return Ok((s.into_bytes(), None));
+            return Ok((Source::Bytes(s.into_bytes()), None));
         }
-        return read_file(py, s);
+        return Ok((Source::Path(s.clone()), Some(s)));
     }
     if let Ok(b) = source.cast::<PyByteArray>() {
-        return Ok((b.to_vec(), None));
+        return Ok((Source::Bytes(b.to_vec()), None));
     }
     if source.hasattr("read")? {
         let data = source.call_method0("read")?;
@@ -197,10 +321,10 @@ pub(crate) fn read_source(py: Python<'_>, source: &Bound<'_, PyAny>, allow_path:
         if let Ok(s) = data.cast::<PyString>() {
             let s = s.to_cow()?.into_owned();
             check_str_declaration(&s)?;
-            return Ok((s.into_bytes(), name));
+            return Ok((Source::Bytes(s.into_bytes()), name));
         }
         let (v, _) = read_source(py, &data, false)?;
-        return Ok((v, name));
+        return Ok((Source::Bytes(v), name));
     }
     if allow_path && source.hasattr("__fspath__")? {
         let os = py.import("os")?;
@@ -209,13 +333,13 @@ pub(crate) fn read_source(py: Python<'_>, source: &Bound<'_, PyAny>, allow_path:
             Ok(b) => String::from_utf8_lossy(b.as_bytes()).into_owned(),
             Err(_) => p.extract()?,
         };
-        return read_file(py, p);
+        return Ok((Source::Path(p.clone()), Some(p)));
     }
     // memoryview and other objects with the buffer protocol
     if let Ok(mv) = py.get_type::<pyo3::types::PyMemoryView>().call1((source,)) {
         if let Ok(b) = py.get_type::<PyBytes>().call1((mv,)) {
             if let Ok(b) = b.cast::<PyBytes>() {
-                return Ok((b.as_bytes().to_vec(), None));
+                return Ok((Source::Bytes(b.as_bytes().to_vec()), None));
             }
         }
     }
@@ -225,18 +349,12 @@ pub(crate) fn read_source(py: Python<'_>, source: &Bound<'_, PyAny>, allow_path:
     )))
 }
 
-fn read_file(py: Python<'_>, path: String) -> PyResult<(Vec<u8>, Option<String>)> {
-    let data = py.detach(|| std::fs::read(&path));
-    match data {
-        Ok(d) => Ok((d, Some(path))),
-        Err(e) => {
-            let err = pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string(), path.clone()));
-            if e.kind() == std::io::ErrorKind::NotFound {
-                return Err(pyo3::exceptions::PyFileNotFoundError::new_err((2, "No such file or directory", path)));
-            }
-            Err(err)
-        }
+/// An I/O error on `path` as Python's `OSError` (`FileNotFoundError` when missing).
+fn io_error(e: std::io::Error, path: String) -> PyErr {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        return pyo3::exceptions::PyFileNotFoundError::new_err((2, "No such file or directory", path));
     }
+    pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string(), path))
 }
 
 fn parser_or_options(parser: Option<&Bound<'_, XMLParser>>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Option<ParseOptions>> {
@@ -254,6 +372,11 @@ fn parser_or_options(parser: Option<&Bound<'_, XMLParser>>, options: Option<&Bou
 /// text); or a file object opened in binary mode. Options are keyword-only (see
 /// :class:`XMLParser`). Raises :class:`XMLSyntaxError` when the input is not
 /// well-formed. The interpreter is released while large inputs are parsed.
+///
+/// A file name of a regular file of 64 KiB or more is memory-mapped, not read: the
+/// document then refers to the file's pages, so the file must not be truncated or
+/// rewritten in place while the document or any of its elements is alive (replace
+/// it by renaming a new file over it, or parse a file object, which is read).
 #[pyfunction]
 #[pyo3(signature = (source, parser=None, **options))]
 pub(crate) fn parse(
@@ -263,10 +386,10 @@ pub(crate) fn parse(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Document> {
     let opts = parser_or_options(parser, options)?;
-    let (data, filename) = read_source(py, source, true)?;
+    let (src, filename) = source_of(py, source, true)?;
     let inner = match (parser, opts) {
-        (Some(p), _) => p.get().parse_vec(py, data, filename)?,
-        (None, Some(o)) => parse_vec(py, data, &o, filename)?,
+        (Some(p), _) => p.get().parse_source(py, src, filename)?,
+        (None, Some(o)) => parse_source(py, src, &o, filename)?,
         (None, None) => unreachable!(),
     };
     Ok(Document { inner })

@@ -12,6 +12,11 @@ const SYM_MASK: u32 = (1 << KIND_SHIFT) - 1;
 const K_ELEM: u32 = 1;
 const K_ATTR: u32 = 2;
 const K_NSDECL: u32 = 3;
+const K_COMMENT: u32 = 4;
+const K_PI: u32 = 5;
+const K_CDATA: u32 = 6;
+const K_ATTR_DEFAULT: u32 = 7;
+const K_NSDECL_DEFAULT: u32 = 8;
 const ELEM_WORDS: u32 = 5;
 const ATTR_WORDS: u32 = 2;
 const LEAF_WORDS: u32 = 4;
@@ -39,7 +44,7 @@ impl<'d> Tape<'d> {
     pub fn after_attrs(&self, e: u32) -> u32 {
         let end = self.t[e as usize + 2];
         let mut j = e + ELEM_WORDS;
-        while j < end && matches!(self.kind(j), K_ATTR | K_NSDECL) {
+        while j < end && matches!(self.kind(j), K_ATTR | K_NSDECL | K_ATTR_DEFAULT | K_NSDECL_DEFAULT) {
             j += ATTR_WORDS;
         }
         j
@@ -134,8 +139,9 @@ impl<'d> Tape<'d> {
                     }
                     j += ELEM_WORDS;
                 }
-                K_ATTR | K_NSDECL => j += ATTR_WORDS,
-                _ => j += LEAF_WORDS,
+                K_COMMENT | K_PI | K_CDATA => j += LEAF_WORDS,
+                // attributes and namespace declarations, specified or defaulted
+                _ => j += ATTR_WORDS,
             }
         }
         Ok(true)
@@ -147,7 +153,7 @@ impl<'d> Tape<'d> {
     pub fn following_sibling_range(&self, n: &Node<'d>) -> Option<(u32, u32)> {
         let r = n.record()?;
         let k = self.kind(r);
-        if matches!(k, K_ATTR | K_NSDECL) {
+        if matches!(k, K_ATTR | K_NSDECL | K_ATTR_DEFAULT | K_NSDECL_DEFAULT) {
             return None;
         }
         let next = if k == K_ELEM { self.t[r as usize + 2] } else { r + LEAF_WORDS };

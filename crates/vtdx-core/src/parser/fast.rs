@@ -47,6 +47,8 @@ impl Run<'_> {
         let stack = &mut st.stack;
         let bindings = &mut st.bindings;
         let attrs = &mut st.attrs;
+        let defaults = &st.defaults;
+        let has_defaults = !defaults.is_empty();
         let tape = &mut self.tape;
         let names = &mut self.names;
         // the namespace `prefix` is bound to; None for the reserved prefixes (left to
@@ -126,7 +128,8 @@ impl Run<'_> {
                 let info = &names.qnames[qid as usize];
                 (info.prefix, !ns_on || info.qname_ok == 1, (info.last_ns, info.last_sym))
             };
-            if !ok {
+            // an element type with attribute defaults: the general path adds them
+            if !ok || (has_defaults && defaults.contains_key(&qid)) {
                 return pos;
             }
             attrs.clear();
@@ -196,7 +199,7 @@ impl Run<'_> {
                         }
                     }
                 }
-                attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: stop as u32, ns: ans, is_decl, plain: !refs });
+                attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: stop as u32, ns: ans, is_decl, plain: !refs, default: NONE });
                 p = stop + 1;
             };
             // A tag with declarations pushes its bindings here; handing over drops them.
