@@ -298,3 +298,25 @@ fn append_entry_points_match_the_writer_entry_points() {
     assert!(Canonicalizer::new(Algorithm::ExcC14n10).append_document(&bad, &mut out).is_err());
     assert!(out.starts_with(b"kept"));
 }
+
+/// C14N's data model includes attributes and namespace declarations defaulted
+/// by the internal subset, normalized by type (C14N 1.0 §2.1: "the input is
+/// normalized... attribute defaults added"). Expected bytes by hand from the specs.
+#[test]
+fn defaulted_attributes_and_declarations_are_output() {
+    let xml = "<!DOCTYPE a [<!ATTLIST a xmlns:p CDATA #FIXED 'urn:p' c CDATA 'v' t NMTOKENS ' x  y '>]><a k='1'><p:b/><q/></a>";
+    let want = "<a xmlns:p=\"urn:p\" c=\"v\" k=\"1\" t=\"x y\"><p:b></p:b><q></q></a>";
+    assert_eq!(c14n(Algorithm::C14n10, xml), want);
+    assert_eq!(c14n(Algorithm::C14n11, xml), want);
+    // exclusive: the declaration goes where the prefix is visibly utilized
+    assert_eq!(c14n(Algorithm::ExcC14n10, xml), "<a c=\"v\" k=\"1\" t=\"x y\"><p:b xmlns:p=\"urn:p\"></p:b><q></q></a>");
+    // with attribute defaults left out of the index, C14N still outputs them
+    let doc = Document::parse_with(xml.as_bytes(), &vtdx_core::ParseOptions::new().attribute_defaults(false)).unwrap();
+    let got = Canonicalizer::new(Algorithm::C14n10).document_to_vec(&doc).unwrap();
+    assert_eq!(String::from_utf8(got).unwrap(), want);
+    // a subtree inherits a defaulted declaration of its ancestor (inclusive)
+    let doc = Document::parse(xml.as_bytes()).unwrap();
+    let b = find(&doc, "p:b");
+    let got = Canonicalizer::new(Algorithm::C14n10).subtree_to_vec(b).unwrap();
+    assert_eq!(String::from_utf8(got).unwrap(), "<p:b xmlns:p=\"urn:p\"></p:b>");
+}

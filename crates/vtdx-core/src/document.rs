@@ -276,6 +276,48 @@ impl<'a> Document<'a> {
         (e, a, o)
     }
 
+    /// The element that has an ID attribute with value `id`: an attribute
+    /// declared with type `ID` in the internal subset (XML 1.0 §3.3.1, specified
+    /// or defaulted; its value normalized, so `id=" x "` is `x`) or an `xml:id`
+    /// attribute (xml:id 1.0, compared as written after normalization). The first
+    /// in document order when several share the value (validity constraint ID,
+    /// which a well-formed document may break). `None` when there is none. One
+    /// pass over the index; callers looking up many ids build their own map from
+    /// [`Node::is_id`].
+    ///
+    /// ```
+    /// let doc = vtdx_core::Document::parse(b"<!DOCTYPE r [<!ATTLIST e k ID #IMPLIED>]><r><e k=' b '/><e xml:id='c'/></r>").unwrap();
+    /// assert_eq!(doc.element_by_id("b").unwrap().attribute("k").as_deref(), Some("b"));
+    /// assert!(doc.element_by_id("c").is_some());
+    /// assert!(doc.element_by_id(" b ").is_none());
+    /// ```
+    pub fn element_by_id(&self, id: &str) -> Option<Node<'_>> {
+        let has_id_decl = self.dtd().is_some_and(|d| d.attributes.iter().any(|a| a.ty == crate::dtd::AttType::Id));
+        let xml_id = self.names.syms_matching(Some(crate::names::XML_NAMESPACE), Some("id"));
+        if !has_id_decl && xml_id.is_empty() {
+            return None;
+        }
+        let (mut i, mut owner) = (0u32, NONE);
+        let len = self.tape.len() as u32;
+        while i < len {
+            let k = self.kind_at(i);
+            if k == K_ELEM {
+                owner = i; // its attribute records follow it directly
+            } else if matches!(k, K_ATTR | K_ATTR_DEFAULT) {
+                let sym = self.sym_at(i);
+                if has_id_decl || xml_id.contains(&sym) {
+                    let e = owner;
+                    let a = Node { doc: self.coerce(), a: i, b: e };
+                    if a.is_id() && a.value() == id {
+                        return Some(Node::rec(self.coerce(), e));
+                    }
+                }
+            }
+            i += words_of(k);
+        }
+        None
+    }
+
     /// Deepest element nesting (the root element has depth 1).
     pub fn max_depth(&self) -> usize {
         let mut max = 0;

@@ -717,15 +717,16 @@ pub fn parse_doctype(
     let end = p.doctype(start)?;
     let mut dtd = p.dtd;
     dtd.span = start..end;
-    normalize_defaults(&mut dtd, text, opts, budget)?;
+    normalize_defaults(&mut dtd, text, opts)?;
     Ok((dtd, end))
 }
 
 /// Fills [`AttDecl::value`] and [`AttDecl::value_expansion`] of every
 /// declaration with a default, once all entities are known. The bytes entity
-/// expansion produces are charged to `budget` once here; the parser charges them
-/// again for every element the default applies to.
-fn normalize_defaults(dtd: &mut Dtd, text: &[u8], opts: &ParseOptions, budget: &mut ExpansionBudget) -> Result<(), Error> {
+/// expansion produces were charged to the document's budget when the
+/// declaration was read; the parser charges them again for every element the
+/// default applies to.
+fn normalize_defaults(dtd: &mut Dtd, text: &[u8], opts: &ParseOptions) -> Result<(), Error> {
     let mut values = Vec::new();
     for (i, a) in dtd.attributes.iter().enumerate() {
         let raw = match &a.default {
@@ -736,9 +737,6 @@ fn normalize_defaults(dtd: &mut Dtd, text: &[u8], opts: &ParseOptions, budget: &
         let mut scratch = ExpansionBudget::new(opts, text.len());
         let value = normalize_attribute_value(raw, text, a.decl_offset, Some(dtd), cdata, &mut scratch, 0)?.into_owned();
         let expansion = scratch.used;
-        if expansion > 0 {
-            budget.charge(expansion as usize, text, a.decl_offset)?;
-        }
         values.push((i, value, expansion));
     }
     for (i, v, x) in values {

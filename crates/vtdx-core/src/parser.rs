@@ -872,6 +872,9 @@ impl Run<'_> {
             put(&mut self.tape, [(K_ELEM << KIND_SHIFT) | sym, pos as u32, 0, parent, 0]);
             for i in 0..n {
                 let a = self.st.attrs[i];
+                if a.default != NONE && !a.is_decl && !self.opts.attribute_defaults {
+                    continue;
+                }
                 let s = self.sym(t, a.qid, a.ns, a.name_off as usize)?;
                 let (k, w1) = match (a.is_decl, a.default == NONE) {
                     (false, true) => (K_ATTR, a.name_off),
@@ -1021,10 +1024,10 @@ impl Run<'_> {
 
     /// Adds to the start tag's attributes those the internal subset defaults for
     /// element type `qid` and the tag does not specify (XML 1.0 §3.3.2), charging
-    /// entity expansion in their values to the budget each time. Namespace
-    /// declarations are always added; other attributes with
-    /// [`ParseOptions::attribute_defaults`]. Returns whether one is a declaration
-    /// or prefixed (namespace work to do).
+    /// entity expansion in their values to the budget each time. They take part in
+    /// the namespace checks whatever [`ParseOptions::attribute_defaults`] says (as
+    /// in libxml2); without it only the declarations among them are recorded.
+    /// Returns whether one is a declaration or prefixed (namespace work to do).
     #[cold]
     #[inline(never)]
     fn apply_defaults(&mut self, t: &[u8], qid: QNameId, at: usize) -> Result<bool, Error> {
@@ -1039,9 +1042,6 @@ impl Run<'_> {
             let expansion = dtd.attributes[d.decl as usize].value_expansion;
             if expansion > 0 {
                 self.budget.charge(expansion as usize, t, at)?;
-            }
-            if !d.is_decl && !self.opts.attribute_defaults {
-                continue;
             }
             if st.attrs.len() as u64 >= self.opts.limits.max_attributes as u64 {
                 return Err(err(ErrorKind::LimitExceeded { limit: LimitKind::Attributes, value: st.attrs.len() as u64 + 1, max: self.opts.limits.max_attributes as u64 }, t, at));

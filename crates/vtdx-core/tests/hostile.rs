@@ -69,6 +69,40 @@ fn billion_laughs_declared_but_not_referenced_is_well_formed() {
     assert!(dt < QUICK, "took {dt:?}");
 }
 
+/// A 1 MB attribute default built from a small entity tree, applied to 20,000
+/// elements (about 80 KB of input): a reader of those attributes would produce
+/// 20 GB, so each application is charged to the expansion budget.
+fn default_attribute_bomb(elements: usize) -> String {
+    let mut s = String::from("<!DOCTYPE r [\n<!ENTITY e0 \"0123456789\">\n");
+    for i in 1..=5 {
+        s.push_str(&format!("<!ENTITY e{i} \"{}\">\n", format!("&e{};", i - 1).repeat(10)));
+    }
+    s.push_str("<!ATTLIST i big CDATA \"&e5;\">\n]>\n<r>");
+    s.push_str(&"<i/>".repeat(elements));
+    s.push_str("</r>");
+    s
+}
+
+#[test]
+fn attribute_defaults_built_from_entities_count_against_the_budget() {
+    let doc = default_attribute_bomb(20_000);
+    assert!(doc.len() < 90_000);
+    let (r, dt) = timed(|| Document::parse(doc.as_bytes()).map(|_| ()));
+    let e = r.unwrap_err();
+    assert_expansion_limit(&e);
+    assert!(dt < QUICK);
+    // refused whether or not the defaults are recorded: C14N reads them anyway
+    let e = parse_err_with(doc.as_bytes(), &ParseOptions::new().attribute_defaults(false));
+    assert_expansion_limit(&e);
+    // reported at an element the default applies to, not at the declaration
+    assert!(e.offset() as usize > doc.find("<r>").unwrap(), "{e}");
+    // a few applications of the same default are fine (5 MB of 10 MiB)
+    let small = default_attribute_bomb(4);
+    let d = parse_ok_with(small.as_bytes(), &ParseOptions::new().max_entity_amplification(u32::MAX));
+    let first = d.root_element().first_element_child().unwrap();
+    assert_eq!(first.attribute("big").map(|v| v.len()), Some(1_000_000));
+}
+
 #[test]
 fn small_expansion_below_the_limits_is_fine() {
     // lol3 = 1000 × "lol" = 3000 bytes: well under every default limit.

@@ -4,6 +4,7 @@
 //! XML 1.0 specifications and from the documented API, never from running vtdx.
 
 mod common;
+mod defaults;
 mod edit;
 mod hostile;
 mod navigation;

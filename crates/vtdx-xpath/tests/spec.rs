@@ -540,3 +540,26 @@ fn select_rejects_scalars() {
     let e = XPath::compile("1 + 1", &ns()).unwrap().select(doc.root()).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::NotANodeSet(_)));
 }
+
+/// Attributes and namespace declarations defaulted by the internal subset are
+/// on the attribute and namespace axes (XML 1.0 §3.3.2: they are part of the
+/// data model a processor reports; XPath §5.3, §5.4).
+#[test]
+fn defaulted_attributes_and_namespaces_are_on_their_axes() {
+    let xml = "<!DOCTYPE a [<!ATTLIST a xmlns:p CDATA #FIXED 'urn:p' c CDATA 'v' t NMTOKENS ' x  y '>]><a k='1'><p:b/></a>";
+    assert_eq!(ev(xml, "count(/a/@*)"), "number:3");
+    assert_eq!(ev(xml, "string(/a/@t)"), "string:x y");
+    assert_eq!(ev(xml, "concat(name(/a/@*[1]), name(/a/@*[2]), name(/a/@*[3]), /a/@*[2])"), "string:kctv");
+    assert_eq!(ev(xml, "name(/a/@*[last()])"), "string:t");
+    assert_eq!(ev(xml, "string(/a/p:b/namespace::p)"), "string:urn:p");
+    assert_eq!(ev(xml, "count(/a/namespace::*)"), "number:2"); // p and xml
+    assert_eq!(ev(xml, "namespace-uri(//p:b)"), "string:urn:p");
+    // without attribute defaults the declaration still binds; the attributes are gone
+    let doc = Document::parse_with(xml.as_bytes(), &vtdx_core::ParseOptions::new().attribute_defaults(false)).unwrap();
+    assert_eq!(ev_at(&doc, "/", "count(/a/@*)"), "number:1");
+    assert_eq!(ev_at(&doc, "/", "count(/a/p:b/namespace::p)"), "number:1");
+    // id() finds defaulted and declared IDs, normalized
+    let xml = "<!DOCTYPE r [<!ATTLIST e k ID 'd'><!ATTLIST f k ID #IMPLIED>]><r><e/><f k=' s '/></r>";
+    assert_eq!(ev(xml, "count(id('d s'))"), "number:2");
+    assert_eq!(ev(xml, "concat(name(id('d')), name(id(' s')))"), "string:ef");
+}

@@ -373,6 +373,10 @@ mod tests {
     const NAMES: &[&str] = &["a", "b", "p:c", "d", "a", "q:h", "p:a-name-longer-than-16-bytes", "a-name-longer-than-16-bytes", "a-name-longer-than-16-bytez"];
     const ATTRS: &[&str] = &["", "", " x='1'", " p:y=\"2\"", " x='1' y='\u{e9}'", "  ", " xmlns:q='urn:q'", " xmlns='urn:d'", " xmlns=''"];
 
+    const DEFAULTS_DTD: &str = "<!DOCTYPE r [<!ATTLIST f x CDATA 'd' z NMTOKENS ' t  u ' xmlns:p CDATA 'urn:p2'>\
+        <!ATTLIST e xmlns CDATA 'urn:e'><!ATTLIST g q:w CDATA '1' xmlns:q CDATA #FIXED 'urn:q'><!ATTLIST b p:y CDATA '3'>\
+        <!ATTLIST d xmlns:p CDATA ''><!ENTITY ent 'entity text'><!ATTLIST abcd v CDATA 'a&ent;b'>]>";
+
     fn element(depth: u32) -> BoxedStrategy<String> {
         let leaf = prop_oneof![30 => proptest::sample::select(GOOD), 1 => proptest::sample::select(BAD)].prop_map(str::to_string).boxed();
         if depth == 0 {
@@ -387,10 +391,15 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 5000, ..ProptestConfig::default() })]
         #[test]
-        fn lean_path_agrees_with_the_general_path(body in proptest::collection::vec(element(3), 0..4), variant in 0u8..4) {
-            let doc = format!("<r xmlns:p='urn:p'>{}</r>", body.concat());
+        fn lean_path_agrees_with_the_general_path(body in proptest::collection::vec(element(3), 0..4), variant in 0u8..6) {
+            // variants 4 and 5: attribute-list defaults (attributes, declarations that
+            // bind or rebind prefixes, a prefixed default) for some of the names, with
+            // attribute_defaults on and off
+            let dtd = if variant >= 4 { DEFAULTS_DTD } else { "" };
+            let doc = format!("{dtd}<r xmlns:p='urn:p'>{}</r>", body.concat());
             let mut opts = ParseOptions::default();
             match variant {
+                5 => opts.attribute_defaults = false,
                 1 => opts.namespaces = false,
                 2 => {
                     opts.limits.max_depth = 4;
