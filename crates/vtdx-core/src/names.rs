@@ -48,7 +48,9 @@ pub(crate) struct QNameInfo {
     /// Last symbol made for this qname and its namespace: the usual case is one URI per qname.
     pub last_ns: NsId,
     pub last_sym: Sym,
-    /// Namespaces in XML QName check: 0 not yet checked, 1 ok, 2 not a QName.
+    /// Namespaces in XML QName check: 0 not yet checked, 1 ok, 2 not a QName;
+    /// 3 ok, and the element type has attribute defaults in the document being
+    /// parsed (the lean path then hands its start tags over; reset after each parse).
     pub qname_ok: u8,
     /// Name prediction: the qname that followed this one as a sibling last time, and
     /// the qname of this element's first child last time (`NO_PREFIX` when none).

@@ -62,10 +62,17 @@ struct AttrScratch {
     is_decl: bool,
     /// The value has no `&` (and no `<`): its normalized value is its text, unless it has tab, LF or CR.
     plain: bool,
-    /// For an attribute the internal subset defaults: the index of its declaration
-    /// in `Dtd::attributes` (the name and value offsets are then the element's `<`);
-    /// `NONE` for an attribute written in the tag.
-    default: u32,
+}
+
+impl AttrScratch {
+    /// An attribute the internal subset defaults (not written in the tag): its name
+    /// range is empty (at the element's `<`) and `val_start` holds the index of its
+    /// declaration in `Dtd::attributes`. (No field of its own: the scratch record
+    /// stays 28 bytes, which the lean path's start tags feel.)
+    #[inline]
+    fn is_default(&self) -> bool {
+        self.name_off == self.name_end
+    }
 }
 
 /// An attribute the internal subset defaults for an element type.
@@ -156,6 +163,10 @@ struct Run<'p> {
     fragment_depth: u32,
     /// The document text is already expanded: references to markup entities cannot remain.
     expanded: bool,
+    /// The lean path may run: off for a document with attribute defaults parsed
+    /// without namespaces (the lean path reads the mark that keeps element types
+    /// with defaults away from it only with namespaces on).
+    lean: bool,
 }
 
 impl Parser {
@@ -246,6 +257,12 @@ impl Parser {
         st.attrs.clear();
         st.entities.clear();
         st.markup_refs.clear();
+        // the previous document's element types with defaults are ordinary names again
+        for qid in st.defaults.keys() {
+            if let Some(q) = names.qnames.get_mut(*qid as usize).filter(|q| q.qname_ok == QNAME_OK_WITH_DEFAULTS) {
+                q.qname_ok = 1;
+            }
+        }
         st.defaults.clear();
         let q_xml = names.intern_qname(b"xml");
         let q_xmlns = names.intern_qname(b"xmlns");
@@ -263,6 +280,7 @@ impl Parser {
             q_xmlns,
             fragment_depth: 0,
             expanded,
+            lean: true,
         };
         match run.document(text) {
             Ok((decl, root)) => Ok(Parsed { tape: run.tape, names: run.names, dtd: run.dtd, decl, root, expanded: None, regions: Vec::new() }),
@@ -658,7 +676,7 @@ impl Run<'_> {
         }
         loop {
             // the common items on the lean path; it stops where this loop must decide
-            if !fragment {
+            if !fragment && self.lean {
                 pos = self.content_fast(t, pos, base);
             }
             // character data up to the next markup
@@ -730,17 +748,13 @@ impl Run<'_> {
 
     #[inline(never)]
     fn qname_check_slow(&mut self, t: &[u8], qid: QNameId, s: usize, e: usize) -> Result<(), Error> {
-        if self.names.qnames[qid as usize].qname_ok == 2 {
-            return Err(err(ErrorKind::InvalidName { name: snippet(&t[s..e], 60) }, t, s));
+        match self.names.qnames[qid as usize].qname_ok {
+            2 => return Err(err(ErrorKind::InvalidName { name: snippet(&t[s..e], 60) }, t, s)),
+            QNAME_OK_WITH_DEFAULTS => return Ok(()),
+            _ => {}
         }
         let name = &t[s..e];
-        let ok = match name.iter().position(|&b| b == b':') {
-            None => true,
-            Some(c) => c > 0 && c + 1 < name.len() && !name[c + 1..].contains(&b':') && {
-                let (ch, _) = decode_at(name, c + 1);
-                is_name_start_char(ch)
-            },
-        };
+        let ok = is_qname(name);
         self.names.qnames[qid as usize].qname_ok = if ok { 1 } else { 2 };
         if ok {
             Ok(())
@@ -840,7 +854,7 @@ impl Run<'_> {
             let aprefix = self.names.qnames[aq as usize].prefix;
             let is_decl = self.ns_on && (aq == self.q_xmlns || aprefix == self.q_xmlns);
             ns_work |= is_decl || aprefix != NO_PREFIX;
-            self.st.attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: ve as u32, ns: NS_NONE, is_decl, plain, default: NONE });
+            self.st.attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: ve as u32, ns: NS_NONE, is_decl, plain });
             p = ve + 1;
         }
 
@@ -872,15 +886,15 @@ impl Run<'_> {
             put(&mut self.tape, [(K_ELEM << KIND_SHIFT) | sym, pos as u32, 0, parent, 0]);
             for i in 0..n {
                 let a = self.st.attrs[i];
-                if a.default != NONE && !a.is_decl && !self.opts.attribute_defaults {
+                if a.is_default() && !a.is_decl && !self.opts.attribute_defaults {
                     continue;
                 }
                 let s = self.sym(t, a.qid, a.ns, a.name_off as usize)?;
-                let (k, w1) = match (a.is_decl, a.default == NONE) {
+                let (k, w1) = match (a.is_decl, !a.is_default()) {
                     (false, true) => (K_ATTR, a.name_off),
                     (true, true) => (K_NSDECL, a.name_off),
-                    (false, false) => (K_ATTR_DEFAULT, a.default),
-                    (true, false) => (K_NSDECL_DEFAULT, a.default),
+                    (false, false) => (K_ATTR_DEFAULT, a.val_start),
+                    (true, false) => (K_NSDECL_DEFAULT, a.val_start),
                 };
                 put(&mut self.tape, [(k << KIND_SHIFT) | s, w1]);
             }
@@ -936,7 +950,7 @@ impl Run<'_> {
             if !a.is_decl {
                 continue;
             }
-            if a.default != NONE {
+            if a.is_default() {
                 self.declare_default(t, a, name_at)?;
                 self.st.attrs[i].ns = NS_XMLNS;
                 continue;
@@ -1011,9 +1025,16 @@ impl Run<'_> {
                 continue;
             }
             let eq = self.names.intern_qname(a.element.as_bytes());
+            // keep the element type's start tags off the lean path (a name that is not a
+            // QName keeps its mark: the general path reports it)
+            let q = &mut self.names.qnames[eq as usize];
+            if q.qname_ok != 2 && (!self.ns_on || is_qname(a.element.as_bytes())) {
+                q.qname_ok = QNAME_OK_WITH_DEFAULTS;
+            }
             let aq = self.names.intern_qname(a.name.as_bytes());
             let prefix = self.names.qnames[aq as usize].prefix;
             let is_decl = self.ns_on && (aq == self.q_xmlns || prefix == self.q_xmlns);
+            self.lean &= self.ns_on;
             let list = self.st.defaults.entry(eq).or_default();
             // the first declaration of a name binds (§3.3)
             if !list.iter().any(|d| d.qid == aq) {
@@ -1048,7 +1069,7 @@ impl Run<'_> {
             }
             ns_work |= d.is_decl || self.names.qnames[d.qid as usize].prefix != NO_PREFIX;
             let at = at as u32;
-            st.attrs.push(AttrScratch { qid: d.qid, name_off: at, name_end: at, val_start: at, val_end: at, ns: NS_NONE, is_decl: d.is_decl, plain: true, default: d.decl });
+            st.attrs.push(AttrScratch { qid: d.qid, name_off: at, name_end: at, val_start: d.decl, val_end: d.decl, ns: NS_NONE, is_decl: d.is_decl, plain: true });
         }
         Ok(ns_work)
     }
@@ -1057,7 +1078,7 @@ impl Run<'_> {
     /// declaration's normalized default). Errors are reported at the element.
     #[cold]
     fn declare_default(&mut self, t: &[u8], a: AttrScratch, at: usize) -> Result<(), Error> {
-        let uri: Vec<u8> = self.dtd.as_deref().and_then(|d| d.attributes[a.default as usize].value.clone()).unwrap_or_default().into_bytes();
+        let uri: Vec<u8> = self.dtd.as_deref().and_then(|d| d.attributes[a.val_start as usize].value.clone()).unwrap_or_default().into_bytes();
         let prefix = if a.qid == self.q_xmlns {
             NO_PREFIX
         } else {
@@ -1082,7 +1103,7 @@ impl Run<'_> {
         }
         let attrs = &self.st.attrs;
         let local = |a: &AttrScratch| -> &[u8] {
-            if a.default == NONE {
+            if !a.is_default() {
                 local_of(&t[a.name_off as usize..a.name_end as usize])
             } else {
                 local_of(self.names.qname_text(a.qid).as_bytes())
@@ -1270,6 +1291,22 @@ impl Run<'_> {
         let raw = std::str::from_utf8(&t[from..end]).unwrap_or("");
         dtd::normalize_attribute_value(raw, t, from, self.dtd.as_deref(), true, &mut self.budget, 0)?;
         Ok(())
+    }
+}
+
+/// `qname_ok` of an element type with attribute defaults in the document being
+/// parsed: a valid QName the lean path does not take.
+pub(super) const QNAME_OK_WITH_DEFAULTS: u8 = 3;
+
+/// Namespaces in XML 1.0 `QName`, given a `Name`: at most one colon, with a name
+/// start character after it.
+fn is_qname(name: &[u8]) -> bool {
+    match name.iter().position(|&b| b == b':') {
+        None => true,
+        Some(c) => c > 0 && c + 1 < name.len() && !name[c + 1..].contains(&b':') && {
+            let (ch, _) = decode_at(name, c + 1);
+            is_name_start_char(ch)
+        },
     }
 }
 
@@ -1463,7 +1500,7 @@ mod tests {
     use super::*;
 
     fn att(qid: QNameId, name: (u32, u32), ns: NsId) -> AttrScratch {
-        AttrScratch { qid, name_off: name.0, name_end: name.1, val_start: 0, val_end: 0, ns, is_decl: false, plain: true, default: NONE }
+        AttrScratch { qid, name_off: name.0, name_end: name.1, val_start: 0, val_end: 0, ns, is_decl: false, plain: true }
     }
 
     #[test]
