@@ -546,10 +546,14 @@ impl Parser {
         let expansions = parsed.regions;
         let names = std::sync::Arc::new(parsed.names);
         self.names_pool = Some(names.clone());
+        let mut tape = parsed.tape;
+        if !self.recycling {
+            release_spare(&mut tape);
+        }
         Ok(Document {
             source,
             text,
-            tape: parsed.tape,
+            tape,
             names,
             dtd: parsed.dtd,
             decl: parsed.decl,
@@ -560,14 +564,30 @@ impl Parser {
         })
     }
 
-    /// Takes back a document's allocations for the next parse.
+    /// Takes back a document's allocations for the next parse. From then on the
+    /// parser's documents keep their index's spare capacity (the parser expects
+    /// them back), where otherwise a document gives back any spare above an
+    /// eighth of its index.
     pub fn recycle(&mut self, doc: Document<'_>) {
+        self.recycling = true;
         if doc.tape.capacity() > self.tape_pool.capacity() {
             self.tape_pool = doc.tape;
         }
         // dropping the document releases its share of the name tables, so the next
         // parse extends them in place
         drop(doc.names);
+    }
+}
+
+/// Gives back the tape's spare capacity when it is more than an eighth of what
+/// is used and more than 4 KiB: the parser reserves for dense documents (a word
+/// per 5 input bytes; typical documents use a word per 8), and a document that is
+/// kept should hold only its index. Small documents keep their few spare bytes
+/// (a shrink would cost more than it saves). A large allocation shrinks in place.
+fn release_spare(tape: &mut Vec<u32>) {
+    let spare = tape.capacity() - tape.len();
+    if spare * 4 > 4096 && spare > tape.len() / 8 {
+        tape.shrink_to_fit();
     }
 }
 

@@ -133,6 +133,9 @@ pub struct Parser {
     /// name once, not once per document. Shared with the documents it made (a
     /// document still alive when the next parse starts makes that parse copy them).
     pub(crate) names_pool: Option<std::sync::Arc<Names>>,
+    /// Documents come back through [`Parser::recycle`]: their index keeps its spare
+    /// capacity for the next parse instead of giving it back.
+    pub(crate) recycling: bool,
     st: State,
 }
 
@@ -257,13 +260,15 @@ impl Parser {
         st.attrs.clear();
         st.entities.clear();
         st.markup_refs.clear();
-        // the previous document's element types with defaults are ordinary names again
-        for qid in st.defaults.keys() {
-            if let Some(q) = names.qnames.get_mut(*qid as usize).filter(|q| q.qname_ok == QNAME_OK_WITH_DEFAULTS) {
-                q.qname_ok = 1;
+        if !st.defaults.is_empty() {
+            // the previous document's element types with defaults are ordinary names again
+            for qid in st.defaults.keys() {
+                if let Some(q) = names.qnames.get_mut(*qid as usize).filter(|q| q.qname_ok == QNAME_OK_WITH_DEFAULTS) {
+                    q.qname_ok = 1;
+                }
             }
+            st.defaults.clear();
         }
-        st.defaults.clear();
         let q_xml = names.intern_qname(b"xml");
         let q_xmlns = names.intern_qname(b"xmlns");
         let mut tape = tape;
