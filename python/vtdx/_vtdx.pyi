@@ -88,6 +88,7 @@ class XMLParser:
         *,
         huge_tree: bool = ...,
         namespaces: bool = ...,
+        attribute_defaults: bool = ...,
         forbid_external: bool = ...,
         external_entities: str = ...,
         max_depth: Optional[int] = ...,

@@ -66,6 +66,10 @@ pub(crate) fn canonicalize_node<'py>(
 /// PrefixList); ``version='1.1'`` for Canonical XML 1.1. Comments are left out
 /// unless ``with_comments=True``. The result equals lxml's
 /// ``etree.tostring(x, method='c14n', ...)``. XML text (``bytes``/``str``) is parsed first.
+///
+/// Attributes that the internal subset defaults are always output (the C14N specs
+/// take them as part of the input), whether or not the document was parsed with
+/// ``attribute_defaults=True``; lxml outputs them only when it was.
 #[pyfunction]
 #[pyo3(signature = (doc_or_node, exclusive=false, with_comments=false, inclusive_ns_prefixes=None, *, version="1.0"))]
 pub(crate) fn canonicalize<'py>(
@@ -78,7 +82,7 @@ pub(crate) fn canonicalize<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let (doc, id) = if doc_or_node.cast::<PyBytes>().is_ok() || doc_or_node.cast::<PyString>().is_ok() {
         let (data, _) = crate::parse::read_source(py, doc_or_node, false)?;
-        (crate::parse::parse_vec(py, data, &vtdx::ParseOptions::default(), None)?, None)
+        (crate::parse::parse_vec(py, data, &crate::parse::default_options(), None)?, None)
     } else {
         target(doc_or_node)?
     };
@@ -90,38 +94,70 @@ pub(crate) fn canonicalize<'py>(
 }
 
 /// The bytes of an element as written, with the namespace declarations it inherits
-/// from its ancestors added to its start tag (so it stands alone, as lxml does).
+/// from its ancestors added to its start tag (so it stands alone, as lxml does),
+/// and with what the internal subset defaults in it written out: its own and its
+/// descendants' defaulted namespace declarations, and the defaulted attributes the
+/// document has (those of `attribute_defaults=True`), each where it would stand.
 fn element_bytes(n: &Node<'_>) -> Vec<u8> {
     let raw = n.raw();
     if !n.is_element() {
         return raw.to_vec();
     }
-    let own: Vec<&str> =
-        n.namespace_declarations().map(|d| if d.name() == "xmlns" { "" } else { d.local_name() }).collect();
+    // (offset in `raw`, bytes to insert there), in document order
+    let mut inserts: Vec<(usize, Vec<u8>)> = Vec::new();
+    // a defaulted declaration has no bytes in the start tag: written like an inherited one
+    let own: Vec<&str> = n
+        .namespace_declarations()
+        .filter(|d| d.is_specified())
+        .map(|d| if d.name() == "xmlns" { "" } else { d.local_name() })
+        .collect();
     let mut extra = Vec::new();
     for (p, u) in n.namespaces() {
         if p == "xml" || own.contains(&p) {
             continue;
         }
-        if p.is_empty() {
-            extra.extend_from_slice(b" xmlns=\"");
-        } else {
-            extra.extend_from_slice(b" xmlns:");
-            extra.extend_from_slice(p.as_bytes());
-            extra.extend_from_slice(b"=\"");
-        }
-        extra.extend_from_slice(vtdx::escape_attr(u, b'"').as_bytes());
-        extra.push(b'"');
+        let name = if p.is_empty() { "xmlns".to_string() } else { format!("xmlns:{p}") };
+        push_attribute(&mut extra, &name, u);
     }
-    if extra.is_empty() {
+    if !extra.is_empty() {
+        inserts.push((1 + n.name().len(), extra));
+    }
+    if n.document().dtd().is_some_and(|d| !d.attributes.is_empty()) {
+        let base = n.range().start;
+        for e in std::iter::once(*n).chain(n.descendant_elements()) {
+            for a in e.all_attributes().filter(|a| !a.is_specified()) {
+                if e == *n && a.is_namespace_declaration() {
+                    continue; // among the declarations in scope above
+                }
+                let mut v = Vec::new();
+                push_attribute(&mut v, a.name(), &a.value());
+                // a defaulted attribute's (empty) range is where it would be written
+                inserts.push((a.range().start - base, v));
+            }
+        }
+    }
+    if inserts.is_empty() {
         return raw.to_vec();
     }
-    let at = 1 + n.name().len();
-    let mut out = Vec::with_capacity(raw.len() + extra.len());
-    out.extend_from_slice(&raw[..at]);
-    out.extend_from_slice(&extra);
-    out.extend_from_slice(&raw[at..]);
+    inserts.sort_by_key(|(at, _)| *at);
+    let mut out = Vec::with_capacity(raw.len() + inserts.iter().map(|(_, v)| v.len()).sum::<usize>());
+    let mut from = 0;
+    for (at, v) in &inserts {
+        out.extend_from_slice(&raw[from..*at]);
+        out.extend_from_slice(v);
+        from = *at;
+    }
+    out.extend_from_slice(&raw[from..]);
     out
+}
+
+/// Appends ` name="value"` (the value escaped) to `out`.
+fn push_attribute(out: &mut Vec<u8>, name: &str, value: &str) {
+    out.push(b' ');
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"=\"");
+    out.extend_from_slice(vtdx::escape_attr(value, b'"').as_bytes());
+    out.push(b'"');
 }
 
 /// The raw bytes of the text after a node (its tail), up to the next sibling node.
@@ -157,7 +193,9 @@ fn pretty(py: Python<'_>, bytes: Vec<u8>, opts: &vtdx::ParseOptions) -> PyResult
 /// * A :class:`Document` gives its bytes exactly as parsed.
 /// * An element gives its bytes as written in the document (UTF-8), with the
 ///   namespace declarations it inherits added to its start tag, followed by its
-///   tail text unless ``with_tail=False``.
+///   tail text unless ``with_tail=False``. What the internal subset defaults in it
+///   is written out where it would stand: namespace declarations, and attributes
+///   when parsed with ``attribute_defaults=True`` (so the bytes stand alone).
 /// * ``encoding='unicode'`` (or ``str``) returns ``str``; ``None``/``'utf-8'`` bytes.
 /// * ``method='c14n'`` gives Canonical XML (``exclusive``, ``with_comments`` (default
 ///   True, as lxml), ``inclusive_ns_prefixes``); ``method='text'`` the text content.

@@ -157,7 +157,10 @@ impl Editor {
         self.record(py, op)
     }
 
-    /// Removes an attribute (by Clark or qualified name) if it is there.
+    /// Removes an attribute (by Clark or qualified name) if it is there. An
+    /// attribute defaulted by the internal subset (seen with
+    /// ``attribute_defaults=True``) is not written in the start tag, so it cannot be
+    /// removed: :class:`EditError` (``set`` writes it with another value).
     fn remove_attribute(&self, py: Python<'_>, element: &Bound<'_, PyAny>, name: &str) -> PyResult<()> {
         let op = Op::RemoveAttribute(self.id_of(element)?, name.to_string());
         self.record(py, op)

@@ -13,7 +13,7 @@ use vtdx::{Node, NodeId, NodeKind};
 
 use crate::document::{DocRef, Document};
 use crate::elementpath;
-use crate::names::{clark, find_attribute, split_name, NameTest, TagFilter};
+use crate::names::{attribute_value, clark, split_name, NameTest, TagFilter};
 
 // ---- node helpers ---------------------------------------------------------------
 
@@ -385,8 +385,8 @@ impl Element {
     /// ``'{uri}local'`` or ``'local'`` (no namespace).
     #[pyo3(signature = (key, default=None))]
     fn get<'py>(&self, py: Python<'py>, key: &str, default: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
-        match find_attribute(&self.node(), key) {
-            Some(a) => Ok(PyString::new(py, &a.value()).into_any()),
+        match attribute_value(&self.node(), key) {
+            Some(v) => Ok(PyString::new(py, &v).into_any()),
             None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
         }
     }
@@ -773,8 +773,8 @@ impl Attrib {
 #[pymethods]
 impl Attrib {
     fn __getitem__(&self, key: &str) -> PyResult<Cow<'_, str>> {
-        match find_attribute(&self.node(), key) {
-            Some(a) => Ok(a.value()),
+        match attribute_value(&self.node(), key) {
+            Some(v) => Ok(v),
             None => Err(PyKeyError::new_err(key.to_string())),
         }
     }
@@ -785,7 +785,7 @@ impl Attrib {
 
     fn __contains__(&self, key: &Bound<'_, PyAny>) -> bool {
         match key.extract::<String>() {
-            Ok(k) => find_attribute(&self.node(), &k).is_some(),
+            Ok(k) => attribute_value(&self.node(), &k).is_some(),
             Err(_) => false,
         }
     }
@@ -797,8 +797,8 @@ impl Attrib {
     /// The value for ``key``, or ``default``.
     #[pyo3(signature = (key, default=None))]
     fn get<'py>(&self, py: Python<'py>, key: &str, default: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
-        match find_attribute(&self.node(), key) {
-            Some(a) => Ok(PyString::new(py, &a.value()).into_any()),
+        match attribute_value(&self.node(), key) {
+            Some(v) => Ok(PyString::new(py, &v).into_any()),
             None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
         }
     }

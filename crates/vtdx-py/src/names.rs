@@ -49,6 +49,34 @@ pub(crate) fn find_attribute<'d>(el: &Node<'d>, key: &str) -> Option<Node<'d>> {
     })
 }
 
+/// The value of the attribute of `el` with Clark name `key`, as lxml's `get()`,
+/// `attrib[key]` and `key in attrib` find it: a written (or, with
+/// `attribute_defaults`, defaulted) attribute, else the default the internal
+/// subset declares for it (libxml2's `xmlGetProp` looks in the DTD even when the
+/// defaults are not in the tree).
+pub(crate) fn attribute_value<'d>(el: &Node<'d>, key: &str) -> Option<std::borrow::Cow<'d, str>> {
+    if let Some(a) = find_attribute(el, key) {
+        return Some(a.value());
+    }
+    let dtd = el.document().dtd()?;
+    let (ns, local) = parse_clark(key);
+    for decl in dtd.attributes_of(el.name()) {
+        let name = decl.name.as_str();
+        if name == "xmlns" || name.starts_with("xmlns:") {
+            continue;
+        }
+        let (uri, l) = match name.split_once(':') {
+            None => (None, name),
+            Some(("xml", l)) => (Some("http://www.w3.org/XML/1998/namespace"), l),
+            Some((p, l)) => (el.lookup_namespace(p), l),
+        };
+        if l == local && uri == ns {
+            return el.default_attribute(name);
+        }
+    }
+    None
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum NsTest {
     Any,

@@ -4,6 +4,7 @@
 //! [`MMAP_MIN_BYTES`] or more, and parsed where it lies; smaller files, other
 //! files and file objects are read into one buffer the document owns.
 
+use std::cell::RefCell;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -16,9 +17,39 @@ use crate::document::{DocInner, DocRef, Document};
 use crate::element::wrap_node;
 use crate::errors;
 
-/// Builds parse options from keyword arguments (all optional, safe defaults).
+/// The options of a parse given no keywords: the core's defaults, except that
+/// attributes defaulted by the internal subset stay off the attribute axis, as
+/// lxml's ``XMLParser(attribute_defaults=False)`` leaves them (defaulted namespace
+/// declarations still bind; canonicalization still outputs the defaults).
+pub(crate) fn default_options() -> ParseOptions {
+    ParseOptions::default().attribute_defaults(false)
+}
+
+thread_local! {
+    /// The parser for [`default_options`] on this thread: it keeps its name tables
+    /// and scratch state between documents, as the core's per-thread parser does
+    /// for the core's defaults (which differ from Python's in `attribute_defaults`).
+    static THREAD_PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's parser for [`default_options`], taken out of its
+/// slot for the call (a parse inside a parse on the same thread finds the slot
+/// empty and uses a new parser).
+fn with_thread_parser<T>(f: impl FnOnce(&mut Parser) -> T) -> T {
+    let mut parser = THREAD_PARSER
+        .try_with(|c| c.borrow_mut().take())
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| Parser::with_options(default_options()));
+    let r = f(&mut parser);
+    let _ = THREAD_PARSER.try_with(|c| *c.borrow_mut() = Some(parser));
+    r
+}
+
+/// Builds parse options from keyword arguments (all optional, safe defaults:
+/// [`default_options`]).
 pub(crate) fn options_from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<ParseOptions> {
-    let mut o = ParseOptions::default();
+    let mut o = default_options();
     let Some(kw) = kwargs else { return Ok(o) };
     // huge_tree first, so explicit limits given with it win
     if let Some(v) = kw.get_item("huge_tree")? {
@@ -47,6 +78,7 @@ pub(crate) fn options_from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResul
             "max_entity_amplification" => o.limits.max_entity_amplification = v.extract()?,
             "max_entity_depth" => o.limits.max_entity_depth = v.extract()?,
             "namespaces" => o.namespaces = v.is_truthy()?,
+            "attribute_defaults" => o.attribute_defaults = v.is_truthy()?,
             "forbid_external" => forbid_external = Some(v.is_truthy()?),
             "external_entities" => {
                 let s: String = v.extract()?;
@@ -66,8 +98,8 @@ pub(crate) fn options_from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResul
             }
             _ => {
                 return Err(PyTypeError::new_err(format!(
-                    "unexpected parse option {key:?} (supported: huge_tree, namespaces, forbid_external, \
-                     external_entities, max_depth, max_attributes, max_name_len, max_document_size, \
+                    "unexpected parse option {key:?} (supported: huge_tree, namespaces, attribute_defaults, \
+                     forbid_external, external_entities, max_depth, max_attributes, max_name_len, max_document_size, \
                      max_entity_expansion_bytes, max_entity_amplification, max_entity_depth)"
                 )))
             }
@@ -121,6 +153,13 @@ impl XMLParser {
     ///   ``max_document_size`` (4 GiB - 1), ``max_entity_expansion_bytes`` (10 MiB),
     ///   ``max_entity_amplification`` (20), ``max_entity_depth`` (32);
     /// * ``namespaces`` (True): apply Namespaces in XML;
+    /// * ``attribute_defaults`` (False, as lxml's): with True, the attributes that
+    ///   ``<!ATTLIST>`` declarations of the internal subset default (``CDATA "v"``,
+    ///   ``#FIXED "v"``) are attributes of the elements that do not specify them:
+    ///   ``attrib``, ``get()``, ``keys()``, ``items()`` and XPath (``@x``, ``@*``)
+    ///   see them. Either way, defaulted namespace declarations (``xmlns``,
+    ///   ``xmlns:p``) bind, and canonicalization outputs the defaults (the C14N
+    ///   specs require it);
     /// * ``forbid_external`` (True, as defusedxml's): refuse a document whose DOCTYPE
     ///   names anything external (an external DTD subset, an external entity, an
     ///   unparsed entity) with :class:`XMLSyntaxError` of ``kind``
@@ -236,20 +275,19 @@ fn finish(
     }
 }
 
-/// Parses with `opts`: with the defaults through the core's per-thread parser, else
-/// with a fresh parser.
+/// Parses with `opts`: with [`default_options`] through this thread's parser for
+/// them, else with a fresh parser.
 pub(crate) fn parse_vec(py: Python<'_>, data: Vec<u8>, opts: &ParseOptions, filename: Option<String>) -> PyResult<DocRef> {
     parse_source(py, Source::Bytes(data), opts, filename)
 }
 
-/// Parses bytes or a file with `opts`: bytes with the defaults through the core's
-/// per-thread parser; a mapped file, or other options, with a fresh parser.
+/// Parses bytes or a file with `opts`: bytes with [`default_options`] through this
+/// thread's parser for them; a mapped file, or other options, with a fresh parser.
 fn parse_source(py: Python<'_>, src: Source, opts: &ParseOptions, filename: Option<String>) -> PyResult<DocRef> {
     let (load, size) = load(py, src)?;
-    let default = *opts == ParseOptions::default();
+    let default = *opts == default_options();
     let res = crate::maybe_detach(py, size >= crate::DETACH_BYTES as u64, || match load {
-        // the core keeps one parser per thread for the default options
-        Load::Read(v) if default => Ok(vtdx::Document::parse_owned(v)),
+        Load::Read(v) if default => Ok(with_thread_parser(|p| p.parse_owned(v))),
         load => load.parse_with(&mut Parser::with_options(opts.clone())),
     });
     finish(py, res, filename)
