@@ -14,8 +14,10 @@ import os
 import random
 import re
 import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -40,11 +42,14 @@ JVM_OPTS_QUICK = ["-server", "-XX:+UseParallelGC", "-Xmx1g", "-XX:TieredStopAtLe
 # The memory workload measures the retained heap; no pre-touched heap to start.
 JVM_OPTS_MEMORY = ["-server", "-XX:+UseParallelGC", "-Xmx8g"]
 
-RUST_PEERS = ["vtdx", "vtdx-reuse", "quick-xml", "roxmltree", "simdxml"]
+# vtdx three ways: "vtdx" is Document::parse (the default per-thread parser, warm), "vtdx-cold" a new
+# Parser per document, "vtdx-reuse" one explicit Parser with recycle (bench/src/bin/rust_peers.rs)
+RUST_PEERS = ["vtdx", "vtdx-cold", "vtdx-reuse", "quick-xml", "roxmltree", "simdxml"]
 NATIVE_PROGRAMS = [
     # (program id, peers it runs)
     ("rust", RUST_PEERS),
-    ("libxml2", ["libxml2"]),
+    # libxml2-reuse: one parser context for every document, XML_PARSE_COMPACT (as lxml parses)
+    ("libxml2", ["libxml2", "libxml2-reuse"]),
     ("expat", ["expat"]),
     ("pugixml", ["pugixml", "pugixml-ws"]),
     ("lxml", ["lxml"]),
@@ -56,25 +61,41 @@ JVM_PEERS = ["vtd-xml", "vtd-xml-reuse", "xerces-deferred", "xerces-full"]
 HEADLINE_ROUNDS = 3
 HEADLINE_DOCS = ["generated/po_big.xml", "generated/po_16mb.xml"]
 ALL_PEERS = [p for _, ps in NATIVE_PROGRAMS for p in ps] + JVM_PEERS
-WORKLOADS = ["parse", "roundtrip", "xpath", "xpath-eval", "many", "memory", "scan", "c14n", "python"]
+WORKLOADS = ["parse", "roundtrip", "xpath", "xpath-eval", "many", "memory", "scan", "c14n", "python", "cli"]
+# Variants measured only where they differ: one parse in a fresh process (memory) is the same cold
+# parse for vtdx and vtdx-cold, and the same context for libxml2 and libxml2-reuse.
+MEMORY_SKIP = {"vtdx-cold", "vtdx-reuse", "libxml2-reuse"}
 XPATH_DOCS = ["generated/po_small.xml", "generated/po_medium.xml", "generated/po_big.xml"]
 # xpath-eval (parse + evaluate + count, no edit): po_big (quick: po_small); the peers with XPath
 XPATH_EVAL_DOCS = ["generated/po_big.xml"]
 XPATH_EVAL_QUICK_DOCS = ["generated/po_small.xml"]
-XPATH_EVAL_PEERS = ["vtdx", "vtdx-reuse", "simdxml", "pugixml", "pugixml-ws", "libxml2", "lxml"]
+XPATH_EVAL_PEERS = ["vtdx", "vtdx-cold", "vtdx-reuse", "simdxml", "pugixml", "pugixml-ws", "libxml2", "libxml2-reuse", "lxml"]
 MEMORY_DOCS = ["generated/po_big.xml", "generated/soap_big.xml", "xmark/xmark-f0.1.xml", "generated/po_16mb.xml"]
 QUICK_DOCS = ["generated/po_small.xml", "generated/po_big.xml", "generated/soap_wss_2k.xml"]
 # Canonical XML: the purchase orders and the SOAP messages (a SOAP document also gets the exclusive
 # C14N of its Body); the peers that can canonicalize, and the JSON `case` values.
 C14N_DOCS = ["generated/po_big.xml", "generated/po_16mb.xml", "generated/soap_big.xml", "generated/soap_wss_2k.xml"]
 C14N_QUICK_DOCS = ["generated/po_big.xml", "generated/soap_wss_2k.xml"]
-C14N_PEERS = ["vtdx", "vtdx-reuse", "libxml2", "lxml"]
+C14N_PEERS = ["vtdx", "vtdx-cold", "vtdx-reuse", "libxml2", "libxml2-reuse", "lxml", "vtdx-py"]
+# vtdx from Python in the c14n workload (the Python pairing beside lxml): bench/peers/python/vtdx_py_peer.py,
+# run with the interpreter of target/py where the vtdx wheel is installed
+C14N_PY_PEERS = ["vtdx-py"]
 # vtdx from Python (bench/python/bench_py.py --harness), on the documents its XPath expressions are for.
 PYTHON_DOCS = ["generated/po_small.xml", "generated/po_medium.xml", "generated/po_big.xml"]
 PYTHON_QUICK_DOCS = ["generated/po_small.xml"]
 PYTHON_PEERS = ["vtdx-py", "lxml", "etree", "simdxml-py"]
 PYTHON_CASES = ["parse"] + [f"{p}xpath{i}" for i in range(1, 6) for p in ("", "parse+")] + ["tostring", "c14n"]
 N_MESSAGES = 10_000
+# cli: whole-process times of the vtdx binary beside xmllint (libxml2-utils), each command run once per
+# round, the two programs alternating within a round; each cell is the median over the rounds.
+CLI_DOCS = ["generated/po_big.xml", "generated/po_16mb.xml"]
+CLI_QUICK_DOCS = ["generated/po_big.xml"]
+CLI_ROUNDS = {"full": 15, "quick": 3}
+# ... except that a (document, command) pair whose rounds have taken CLI_PAIR_BUDGET_S seconds stops
+# after CLI_MIN_ROUNDS (xmllint --xpath on po_16mb takes seconds for some expressions)
+CLI_MIN_ROUNDS, CLI_PAIR_BUDGET_S = 5, 12
+XPATH_EXPRS = ["/*/*/*[position() mod 2 = 0]", "/purchaseOrder/items/item[USPrice<100]", "/*/*/*/quantity/text()",
+               "//item/comment", "//item/comment/../quantity"]
 
 # Measurement policies (milliseconds; see bench/src/harness.rs for the loop).
 POLICY = {
@@ -201,6 +222,8 @@ def program_cmd(prog, quick=False, workload=None):
         return [sys.executable, str(BENCH / "peers" / "python" / "lxml_peer.py")]
     if prog == "python":
         return [python_interpreter()[0], str(BENCH / "python" / "bench_py.py"), "--harness"]
+    if prog == "vtdx-py":
+        return [python_interpreter()[0], str(BENCH / "peers" / "python" / "vtdx_py_peer.py")]
     if prog == "jvm":
         cp = f"{OUT / 'java' / 'target' / 'jvm-peers-0.1.0.jar'}:{OUT / 'java' / 'lib'}/*"
         opts = JVM_OPTS_QUICK if quick else JVM_OPTS_MEMORY if workload == "memory" else JVM_OPTS
@@ -267,20 +290,26 @@ def run_workload(workload, mode, with_jvm, log):
         results.extend(lines)
         print(f"    {key:<22} {len(lines):4d} results  {dt:6.1f} s", flush=True)
 
-    def median_of_rounds(files, extra, label="round"):
-        """Measures `files` again in rounds 2..HEADLINE_ROUNDS (every native program once per round)
-        and keeps each cell's median round: the target and headline cells."""
+    def median_of_rounds(files, extra, label="round", progs=()):
+        """Measures `files` again in rounds 2..HEADLINE_ROUNDS (every native program, and `progs`,
+        once per round) and keeps each cell's median round: the target and headline cells."""
         nonlocal results
         more = []
         for r in range(2, HEADLINE_ROUNDS + 1):
-            for prog, _peers in NATIVE_PROGRAMS:
+            for prog in [p for p, _ in NATIVE_PROGRAMS] + list(progs):
                 lines, dt = run_program(prog, workload, files, extra, timeout, log, quick)
                 more.extend(lines)
                 timings[prog] = timings.get(prog, 0) + dt
             print(f"    {label} {r}/{HEADLINE_ROUNDS}: {len(more)} results so far", flush=True)
         results = keep_median_round(results, more)
 
-    if workload == "scan":
+    if workload == "cli":
+        docs = [corpus_root() / "bench" / d for d in (CLI_QUICK_DOCS if quick else CLI_DOCS)]
+        t0 = time.monotonic()
+        results = run_cli(docs, CLI_ROUNDS[mode], log)
+        timings["cli"] = time.monotonic() - t0
+        print(f"    cli: {len(results)} results in {timings['cli']:.1f} s", flush=True)
+    elif workload == "scan":
         go("rust", docs, policy_args(pol), ["memchr", "memcpy", "vtdx-edit"])
     elif workload == "c14n":
         # every native program: the ones without Canonical XML print a skip line per document; the JVM
@@ -288,10 +317,20 @@ def run_workload(workload, mode, with_jvm, log):
         docs = [corpus_root() / "bench" / d for d in (C14N_QUICK_DOCS if quick else C14N_DOCS)]
         for prog, _peers in NATIVE_PROGRAMS:
             go(prog, docs, policy_args(pol))
+        # vtdx from Python, the Python pairing of the targets (lxml is the other side)
+        py, why = python_interpreter()
+        if py:
+            go("vtdx-py", docs, policy_args(pol))
+        else:
+            print(f"    vtdx-py: not run: {why}", flush=True)
+            for p in C14N_PY_PEERS:
+                for d in docs:
+                    results.append({"peer": p, "workload": "c14n", "file": str(d), "status": "skip",
+                                    "reason": f"not run: {why}", "program": "vtdx-py"})
         if not quick:
             # the issue's target cells (the SOAP documents): the median of interleaved rounds, as for
             # the headline cells
-            median_of_rounds([d for d in docs if "soap" in d.name], policy_args(pol))
+            median_of_rounds([d for d in docs if "soap" in d.name], policy_args(pol), progs=["vtdx-py"] if py else [])
     elif workload == "xpath-eval":
         # every native program (the ones without XPath print a skip line per expression); no JVM peer
         docs = [corpus_root() / "bench" / d for d in (XPATH_EVAL_QUICK_DOCS if quick else XPATH_EVAL_DOCS)]
@@ -316,8 +355,8 @@ def run_workload(workload, mode, with_jvm, log):
         mdocs = [corpus_root() / "bench" / d for d in (["generated/po_big.xml"] if quick else MEMORY_DOCS)]
         for prog, peers in NATIVE_PROGRAMS + ([("jvm", JVM_PEERS)] if with_jvm and not quick else []):
             for p in peers:
-                if p == "vtdx-reuse":
-                    continue  # same document, same index as vtdx
+                if p in MEMORY_SKIP:
+                    continue  # one parse in a fresh process: the same as its default variant
                 for d in mdocs:
                     lines, dt = run_program(prog, "memory", [d], ["--peers", p], timeout, log)
                     for x in lines:
@@ -372,6 +411,129 @@ def keep_median_round(results, extra):
         else:
             out.append(r)
     return out
+
+
+# ---------------------------------------------------------------- the cli workload
+
+def vtdx_binary():
+    target = Path(os.environ["CARGO_TARGET_DIR"]) if os.environ.get("CARGO_TARGET_DIR") else ROOT / "target"
+    if not target.is_absolute():
+        target = ROOT / target
+    return target / "release" / "vtdx"
+
+
+def spawn_timed(argv):
+    """Runs `argv` once, as a user would from a shell: posix_spawn in the driver's own environment
+    (not the peers' malloc settings), standard output and error to /dev/null, reaped with wait4.
+    Returns (wall-clock ns from spawn to reaped, user + system CPU ns, peak RSS bytes, exit code);
+    the RSS is not the program's own here (see run_untimed)."""
+    fa = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0), (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
+    t0 = time.perf_counter_ns()
+    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=fa)
+    _, status, ru = os.wait4(pid, 0)
+    t1 = time.perf_counter_ns()
+    return t1 - t0, round((ru.ru_utime + ru.ru_stime) * 1e9), ru.ru_maxrss * 1024, os.waitstatus_to_exitcode(status)
+
+
+def run_untimed(argv):
+    """Runs `argv` once under GNU time (Debian package `time`), capturing its output: (exit code, stdout,
+    stderr, peak RSS bytes or None). Linux reports as a process's peak RSS the larger of its own and that
+    of the address space it had before exec, which for a child of the driver is the driver's own (tens of
+    MB of Python); GNU time's children start from GNU time's small one, so the figure is the program's."""
+    gnu_time = "/usr/bin/time"
+    if not os.access(gnu_time, os.X_OK):
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+        return r.returncode, r.stdout, r.stderr, None
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as t:
+        r = subprocess.run([gnu_time, "-f", "%M", "-o", t.name] + argv, capture_output=True, text=True, timeout=600)
+        try:
+            rss = int(t.read().split()[-1]) * 1024
+        except (ValueError, IndexError):
+            rss = None
+    return r.returncode, r.stdout, r.stderr, rss
+
+
+def cli_commands(docs):
+    """(peer, document, case, expression number or None, argv, the command as shown) of the cli workload:
+    per document `vtdx check` beside `xmllint --noout`, and per seed expression `vtdx query --count`
+    beside `xmllint --xpath 'count(EXPR)'`."""
+    vt, xl = str(vtdx_binary()), shutil.which("xmllint") or "xmllint"
+    cmds = []
+    for d in docs:
+        cmds.append(("vtdx-cli", d, "check", None, [vt, "check", str(d)], "vtdx check FILE"))
+        cmds.append(("xmllint", d, "check", None, [xl, "--noout", str(d)], "xmllint --noout FILE"))
+        for i, e in enumerate(XPATH_EXPRS, 1):
+            cmds.append(("vtdx-cli", d, "count", i, [vt, "query", "--count", str(d), e], "vtdx query --count FILE EXPR"))
+            cmds.append(("xmllint", d, "count", i, [xl, "--xpath", f"count({e})", str(d)], "xmllint --xpath 'count(EXPR)' FILE"))
+    return cmds
+
+
+def run_cli(docs, rounds, log):
+    """The cli workload: whole-process times. One untimed run of every command first (its output is
+    checked, and the document is in the page cache), then `rounds` rounds; in each round every
+    (document, case) runs its two programs one right after the other, which one first alternating
+    from round to round (a pair whose rounds have taken CLI_PAIR_BUDGET_S stops after CLI_MIN_ROUNDS).
+    Each cell is the median over its rounds (`round_ns` holds them all)."""
+    cmds = cli_commands(docs)
+    missing = []
+    if not vtdx_binary().exists():
+        missing.append(f"no vtdx binary at {vtdx_binary()} (cargo build --release -p vtdx-cli)")
+    if not shutil.which("xmllint"):
+        missing.append("no xmllint on PATH (Debian package libxml2-utils; bench/run installs it)")
+    results = []
+
+    def line(peer, d, case, e, shown, **kw):
+        r = {"peer": peer, "workload": "cli", "file": str(d), "case": case, "command": shown, "program": "cli"}
+        if e is not None:
+            r.update(expr=e, xpath=XPATH_EXPRS[e - 1])
+        r.update(kw)
+        return r
+    if missing:
+        return [line(p, d, c, e, shown, status="error", reason="; ".join(missing)) for p, d, c, e, _, shown in cmds]
+    counts, rss, bad = {}, {}, set()
+    for p, d, c, e, argv, shown in cmds:
+        rc, out, err, rss[(p, d, c, e)] = run_untimed(argv)
+        log.write(f"$ {' '.join(argv)} -> rc={rc}\n")
+        if rc != 0:
+            results.append(line(p, d, c, e, shown, status="error", reason=f"exit code {rc}: {err.strip()[-300:]}"))
+            bad.add((p, d, c, e))
+        elif c == "count":
+            try:
+                counts[(p, d, e)] = int(float(out.split()[-1]))
+            except (ValueError, IndexError):
+                results.append(line(p, d, c, e, shown, status="error", reason=f"not a count: {out[:100]!r}"))
+                bad.add((p, d, c, e))
+    pairs = {}
+    for cmd in cmds:
+        if cmd[:4] not in bad:
+            pairs.setdefault((cmd[1], cmd[2], cmd[3]), []).append(cmd)
+    samples, spent = {}, {}
+    for k in range(rounds):
+        for key, pair in pairs.items():
+            if k >= min(CLI_MIN_ROUNDS, rounds) and spent.get(key, 0) > CLI_PAIR_BUDGET_S * 1e9:
+                continue
+            for p, d, c, e, argv, shown in (pair if k % 2 == 0 else pair[::-1]):
+                got = spawn_timed(argv)
+                samples.setdefault((p, d, c, e), []).append(got)
+                spent[key] = spent.get(key, 0) + got[0]
+    for p, d, c, e, argv, shown in cmds:
+        got = samples.get((p, d, c, e))
+        if not got:
+            continue
+        failed = [x[3] for x in got if x[3] != 0]
+        if failed:
+            results.append(line(p, d, c, e, shown, status="error", reason=f"exit code {failed[0]} in a timed round"))
+            continue
+        wall = sorted(x[0] for x in got)
+        size = Path(d).stat().st_size
+        med = statistics.median(wall)
+        r = line(p, d, c, e, shown, status="ok", median_ns=med, min_ns=wall[0], max_ns=wall[-1], rounds=len(got),
+                 round_ns=[x[0] for x in got], cpu_ns=statistics.median(x[1] for x in got),
+                 maxrss_bytes=rss[(p, d, c, e)], bytes=size, mbps=size * 1e3 / med, pair_budget_s=CLI_PAIR_BUDGET_S)
+        if (p, d, e) in counts:
+            r["count"] = counts[(p, d, e)]
+        results.append(r)
+    return results
 
 
 # ---------------------------------------------------------------- checks
@@ -485,6 +647,11 @@ def check(workload, results, docs, with_jvm, quick):
             fails.append("memory: no vtdx result with index bytes")
     if workload == "c14n":
         cells = {(r["peer"], r.get("doc"), r.get("case"), r.get("from")): r for r in results}
+        # vtdx from Python without its wheel: one skip line per document; a note in a quick run, a failure in a full one
+        not_run = {r["peer"] for r in results if r["peer"] in C14N_PY_PEERS and r["status"] == "skip" and r.get("case") is None}
+        for p in sorted(not_run):
+            msg = f"c14n: {p} {next(r['reason'] for r in results if r['peer'] == p and r.get('case') is None)}"
+            (notes if quick else fails).append(msg)
         for d in docs:
             for p in [q for _, qs in NATIVE_PROGRAMS for q in qs if q not in C14N_PEERS]:
                 if not any(r["peer"] == p and r.get("doc") == d for r in results):
@@ -492,7 +659,7 @@ def check(workload, results, docs, with_jvm, quick):
             cases = [("parse", "bytes")] + [(c, f) for c in ("c14n", "exc") + (("exc-body",) if "soap" in d else ())
                                             for f in ("tree", "bytes")]
             for case, frm in cases:
-                for p in C14N_PEERS:
+                for p in [q for q in C14N_PEERS if q not in not_run]:
                     r = cells.get((p, d, case, frm))
                     if r is None:
                         fails.append(f"c14n: no result for {p} on {d} ({case} from {frm})")
@@ -535,6 +702,17 @@ def check(workload, results, docs, with_jvm, quick):
                                      f"{v.get('results')} and {ref.get('results')}")
                     if (v.get("out_bytes"), v.get("out_crc32")) != (ref.get("out_bytes"), ref.get("out_crc32")):
                         fails.append(f"python: vtdx-py's canonical output of {d} differs from lxml's")
+    if workload == "cli":
+        cells = {(r["peer"], r.get("doc"), r.get("case"), r.get("expr")): r for r in results}
+        for d in docs:
+            for c, e in [("check", None)] + [("count", i) for i in range(1, 6)]:
+                got = {p: cells.get((p, d, c, e)) for p in ("vtdx-cli", "xmllint")}
+                for p, r in got.items():
+                    if r is None:
+                        fails.append(f"cli: no result for {p} on {d} ({c}{'' if e is None else f' expression {e}'})")
+                n = {p: r.get("count") for p, r in got.items() if r and r.get("status") == "ok" and c == "count"}
+                if len(n) == 2 and len(set(n.values())) > 1:
+                    fails.append(f"cli: vtdx query --count and xmllint --xpath count() disagree on expression {e} on {d}: {n}")
     if workload == "scan":
         for d in docs:
             for p in ("memchr", "memcpy", "vtdx-edit"):
@@ -595,7 +773,26 @@ def platform_fallback():
     return platform.processor() or "unknown"
 
 
-def versions(with_jvm, log):
+def vtdx_commit():
+    """The commit vtdx was built from, marked when crates/ has uncommitted changes."""
+    commit = sh(f"git -C {ROOT} rev-parse --short HEAD")
+    dirty = sh(f"git -C {ROOT} status --porcelain -- crates") != ""
+    return commit + ("+uncommitted changes in crates/" if dirty else "")
+
+
+def vtdx_binary_info():
+    """The vtdx binary the cli workload ran: when it was built, and whether crates/ changed since."""
+    b = vtdx_binary()
+    if not b.exists():
+        return {"path": str(b), "missing": True}
+    newer = [str(p.relative_to(ROOT)) for p in (ROOT / "crates").rglob("*.rs")
+             if "vtdx-py" not in p.parts and p.stat().st_mtime > b.stat().st_mtime]  # the Python extension is not in the binary
+    return {"path": str(b.relative_to(ROOT)) if b.is_relative_to(ROOT) else str(b),
+            "built": time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(b.stat().st_mtime)),
+            "sources_newer": len(newer), "newer_example": newer[:3]}
+
+
+def versions(with_jvm, log, with_xmllint=False):
     v = {}
     for prog in ["libxml2", "expat", "pugixml", "lxml"] + (["jvm"] if with_jvm else []):
         lines, _ = run_program(prog, "versions", [], [], 120, log)
@@ -618,15 +815,22 @@ def versions(with_jvm, log):
     for p, c in [("quick-xml", "quick-xml"), ("roxmltree", "roxmltree"), ("simdxml", "simdxml"), ("memchr", "memchr")]:
         v[p] = {"version": crates.get(c, "?"), "source": "crates.io (Cargo.lock)"}
     vtdx_v = crates.get("vtdx", "?")
-    commit = sh(f"git -C {ROOT} rev-parse --short HEAD")
-    dirty = sh(f"git -C {ROOT} status --porcelain -- crates") != ""
-    v["vtdx"] = {"version": vtdx_v, "commit": commit + ("+uncommitted changes in crates/" if dirty else "")}
-    v["vtdx-reuse"] = v["vtdx"]
+    v["vtdx"] = {"version": vtdx_v, "commit": vtdx_commit()}
+    v["vtdx-reuse"] = v["vtdx-cold"] = v["vtdx"]
+    if with_xmllint:
+        r = subprocess.run(["xmllint", "--version"], capture_output=True, text=True)
+        m = re.search(r"using libxml version (\d+)", r.stderr + r.stdout)
+        if m:
+            n = int(m.group(1))
+            v["xmllint"] = {"version": f"{n // 10000}.{n // 100 % 100}.{n % 100} (libxml2)",
+                            "debian_package": "libxml2-utils " + sh("dpkg-query -W -f='${Version}' libxml2-utils")}
     v["memcpy"] = {"version": "Rust core::slice::copy_from_slice (glibc memcpy)"}
     for pkg, peer in [("libpugixml-dev", "pugixml"), ("libxml2", "libxml2"), ("libexpat1", "expat")]:
         deb = sh(f"dpkg-query -W -f='${{Version}}' {pkg}")
         if peer in v:
             v[peer]["debian_package"] = f"{pkg} {deb}"
+    if "libxml2" in v:
+        v["libxml2-reuse"] = v["libxml2"]
     if "pugixml-ws" in v and "pugixml" in v:
         v["pugixml-ws"] = v["pugixml"]
     return v
@@ -662,6 +866,8 @@ def main():
             time.sleep(30)
     t_start = time.monotonic()
     load_before = os.getloadavg()
+    # the commit the programs were built from (bench/run builds them just before starting the driver)
+    built_from = vtdx_commit()
     failures, notes = [], []
     meta_path = mdir / "meta.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() and only else {"workloads": {}}
@@ -670,7 +876,7 @@ def main():
         print("bench: WARNING: the machine is busy; figures will be noisy", flush=True)
     try:
         meta["machine"] = machine_info()
-        meta["versions"] = versions(with_jvm, log)
+        meta["versions"] = versions(with_jvm, log, with_xmllint=shutil.which("xmllint") is not None)
     except Failure as e:
         failures.append(str(e))
     for w in workloads:
@@ -694,6 +900,8 @@ def main():
             for r in results:
                 fh.write(json.dumps(r) + "\n")
         meta["workloads"][w] = {
+            # each workload keeps the commit it measured: an --only rerun of another leaves it alone
+            "commit": built_from,
             "finished": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
             "seconds": round(time.monotonic() - t0, 1),
             "program_seconds": {k: round(v, 1) for k, v in timings.items()},
@@ -702,6 +910,8 @@ def main():
             "failures": f,
             "notes": n,
         }
+        if w == "cli":
+            meta["workloads"][w]["vtdx_binary"] = vtdx_binary_info()
     meta.update({
         "mode": mode,
         "jvm": with_jvm,

@@ -156,9 +156,12 @@ struct Record {
     error_accepted: Option<bool>,
     output_compared: bool,
     output_skipped_external: bool,
+    /// ENTITIES="none", but the default policy refused an external identifier: the
+    /// message (the verdict comes from the second parse, with `ExternalPolicy::Ignore`).
+    refused_external: Option<String>,
 }
 
-fn run_test(xmlconf: &Path, t: &TestCase) -> Record {
+fn run_test(runner: &mut runner::Runner, xmlconf: &Path, t: &TestCase) -> Record {
     let mut rec = Record {
         verdict: Verdict::Skip(""),
         parse: None,
@@ -166,6 +169,7 @@ fn run_test(xmlconf: &Path, t: &TestCase) -> Record {
         error_accepted: None,
         output_compared: false,
         output_skipped_external: false,
+        refused_external: None,
     };
     // Tests that do not apply are still parsed: a panic or a hang is a bug whatever
     // the expected outcome.
@@ -175,7 +179,8 @@ fn run_test(xmlconf: &Path, t: &TestCase) -> Record {
     let want_output = accept_expected && t.output.is_some() && !external;
     rec.output_skipped_external = accept_expected && t.output.is_some() && external;
 
-    let exec = match runner::execute(xmlconf.join(&t.uri), t.namespaces, want_output, HARD_LIMIT) {
+    let job = runner::job(&xmlconf.join(&t.uri), t.namespaces, &t.entities, want_output);
+    let exec = match runner.execute(job, HARD_LIMIT) {
         ExecOutcome::Done(e) => e,
         ExecOutcome::Io(e) => {
             rec.verdict = Verdict::Fail(format!("test harness: {e}"));
@@ -193,6 +198,7 @@ fn run_test(xmlconf: &Path, t: &TestCase) -> Record {
     };
     rec.parse_time = Some(exec.parse_time);
     rec.parse = Some(exec.parse.clone());
+    rec.refused_external = exec.refused_external.clone();
     let accepted = exec.parse.is_ok();
     if let Some(why) = not_applicable {
         rec.verdict = Verdict::Skip(why);
@@ -304,8 +310,9 @@ fn real_main() -> Result<bool, String> {
     }
 
     let mut records: Vec<(usize, &TestCase, Record)> = Vec::with_capacity(selected.len());
+    let mut runner = runner::Runner::new();
     for &(i, t) in &selected {
-        records.push((i, t, run_test(&xmlconf, t)));
+        records.push((i, t, run_test(&mut runner, &xmlconf, t)));
     }
     let elapsed = started.elapsed();
 
@@ -366,6 +373,19 @@ fn real_main() -> Result<bool, String> {
         "canonical output: {compared_ok}/{compared} match; {out_external} OUTPUT files not compared (test needs external entities)"
     );
     println!("TYPE=error tests (either outcome passes): {err_acc} accepted, {err_rej} rejected");
+    let ignore = records.iter().filter(|(_, t, _)| t.entities != "none").count();
+    let refused: Vec<_> = records.iter().filter(|(_, _, r)| r.refused_external.is_some()).collect();
+    println!(
+        "external identifiers: {ignore} tests with ENTITIES other than none parsed with ExternalPolicy::Ignore; \
+         {} with ENTITIES=none refused by the default policy (ExternalPolicy::Forbid) and parsed again with Ignore",
+        refused.len()
+    );
+    if args.verbose {
+        for (_, t, r) in &refused {
+            println!("  {} [{}] {}: {}", t.id, t.ty.as_str(), t.uri, r.refused_external.as_deref().unwrap_or_default());
+        }
+    }
+    println!("parsed on {} worker thread(s), through the per-thread parser (default options) and one reused parser per other option set", runner.workers);
     let either: Vec<_> = records.iter().filter(|(_, _, r)| matches!(r.verdict, Verdict::Skip(SKIP_EXTERNAL))).collect();
     if !either.is_empty() {
         let rejected = either.iter().filter(|(_, _, r)| matches!(r.parse, Some(Err(_)))).count();

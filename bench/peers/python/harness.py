@@ -100,3 +100,18 @@ def stats_fields(s, nbytes):
 def crc32(data):
     """CRC-32 of bytes as 8 hex digits (the c14n cross-check; bench/src/harness.rs crc32)."""
     return f"{zlib.crc32(data) & 0xFFFFFFFF:08x}"
+
+
+def body_span(x, qn):
+    """The bytes in the input of the element whose qualified name is `qn` (a SOAP Body),
+    start tag to end tag: the first start tag with that name, the last end tag."""
+    i = 0
+    while True:
+        i = x.find(b"<" + qn.encode(), i)
+        if i < 0 or x[i + len(qn) + 1:i + len(qn) + 2] in (b" ", b"\t", b"\r", b"\n", b"/", b">"):
+            break
+        i += 1
+    j = x.rfind(b"</" + qn.encode())
+    if i < 0 or j < i:
+        return 0
+    return x.index(b">", j) + 1 - i

@@ -19,6 +19,7 @@ import sys
 from lxml import etree
 
 from harness import crc32, emit, measure, parse_args, stats_fields
+from harness import body_span as element_span
 
 PEER = "lxml"
 XPATH_EXPRS = [
@@ -108,16 +109,7 @@ def soap_body(root):
 def body_span(x, body):
     """The Body element's bytes in the input, start tag to end tag (found by its qualified name)."""
     qn = (body.prefix + ":" if body.prefix else "") + etree.QName(body).localname
-    i = 0
-    while True:
-        i = x.find(b"<" + qn.encode(), i)
-        if i < 0 or x[i + len(qn) + 1:i + len(qn) + 2] in (b" ", b"\t", b"\r", b"\n", b"/", b">"):
-            break
-        i += 1
-    j = x.rfind(b"</" + qn.encode())
-    if i < 0 or j < i:
-        return 0
-    return x.index(b">", j) + 1 - i
+    return element_span(x, qn)
 
 
 def c14n_doc(a, f, x):

@@ -1238,9 +1238,29 @@ impl<'d> Node<'d> {
         // The start offset (cheaper than `range()` for attributes), above 24 bits
         // that tell apart the defaulted attributes of an element: they all sit at
         // the `>` of its start tag, where no other node starts.
+        //
+        // A text node gets the key just below that of the offset where it ends: no
+        // node starts inside it, and what follows starts at or after that offset.
+        // The end is the next record's start, or the end of the element (the end
+        // tag is no node): words of the tape, no look at the bytes, which for the
+        // text of a large document are seldom in cache.
+        let d = self.doc;
         match self.b {
             ROOT_MARK => 0,
-            TEXT_START_MARK | TEXT_AFTER_MARK => (self.text_range().start as u64 + 1) << 24,
+            TEXT_START_MARK => {
+                let end = match d.first_child_record(self.a) {
+                    Some(c) => d.start_at(c),
+                    None => d.end_at(self.a),
+                };
+                ((end as u64 + 1) << 24) - 1
+            }
+            TEXT_AFTER_MARK => {
+                let end = match d.next_sibling_record(self.a) {
+                    Some(n) => d.start_at(n),
+                    None => d.end_at(d.parent_at(self.a)),
+                };
+                ((end as u64 + 1) << 24) - 1
+            }
             REC_MARK => (self.doc.start_at(self.a) as u64 + 1) << 24,
             owner if self.doc.is_default_at(self.a) => {
                 let nth = ((self.a - owner - ELEM_WORDS) / ATTR_WORDS) as u64;

@@ -31,6 +31,8 @@ pub mod dtd;
 mod document;
 mod edit;
 mod error;
+#[cfg(all(feature = "mmap", target_os = "linux"))]
+mod hugepage;
 mod index;
 pub mod input;
 mod names;

@@ -205,7 +205,12 @@ impl Parser {
         let mut tape = std::mem::take(&mut self.tape_pool);
         tape.clear();
         // Typical documents need about one word per 5 input bytes.
+        let had = tape.capacity();
         tape.reserve(text.len() / 5 + 16);
+        #[cfg(all(feature = "mmap", target_os = "linux"))]
+        if tape.capacity() != had {
+            crate::hugepage::advise_huge(&mut tape);
+        }
         let mut names = match self.names_pool.take() {
             None => Names::new(),
             // the previous document still uses the tables: copy them while they are

@@ -171,3 +171,26 @@ fn defaulted_attributes_cannot_be_removed_but_can_be_set() {
     let again = Document::parse(out.as_bytes()).unwrap();
     assert_eq!(atts(again.root_element()), vec![row("x", "1", true), row("c", "w", true)]);
 }
+
+#[test]
+fn order_keys_follow_document_order_over_every_node() {
+    // elements, their attributes (written and defaulted), text before and after
+    // child records, comments, PIs, CDATA, empty-element tags: strictly increasing
+    let docs: [&[u8]; 4] = [
+        b"<!DOCTYPE r [<!ATTLIST i d CDATA 'x' e CDATA 'y'>]><r a='1'>t0<i/>t1<i k='2'>t2</i><!--c-->t3<?p?><![CDATA[z]]>t4<j>  </j></r>",
+        b"<r><a>x</a><b>y<c/>z</b>w</r>",
+        b"<!DOCTYPE r [<!ATTLIST r xmlns:p CDATA 'urn:p' q CDATA 'v'>]><r>text</r>",
+        b"<r xmlns='urn:d' x='1'>\n  <s/>\n</r>",
+    ];
+    for src in docs {
+        let doc = parse_ok(src);
+        let mut keys = vec![doc.root().order_key()];
+        for n in doc.root().descendants().filter(|n| !n.is_root()) {
+            keys.push(n.order_key());
+            if n.is_element() {
+                keys.extend(n.all_attributes().map(|a| a.order_key()));
+            }
+        }
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "{}: {keys:?}", String::from_utf8_lossy(src));
+    }
+}
