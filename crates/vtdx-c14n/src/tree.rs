@@ -24,28 +24,13 @@ use std::iter::Peekable;
 use std::ops::Range;
 
 use vtdx_core::dtd::AttDefault;
+use vtdx_core::tape::{RecordId, RecordKind, Tape};
 use vtdx_core::{DescendantElements, Document, Names, Node, NsId, Sym, NS_NONE};
 
 use crate::common::{self, lookup, Att, Sink};
 use crate::small::Stack;
 use crate::escape;
 use crate::{Algorithm, C14nError, Canonicalizer};
-
-// The record layout of the tape (docs/index-format.md).
-const KIND_SHIFT: u32 = 28;
-const PAYLOAD_MASK: u32 = (1 << KIND_SHIFT) - 1;
-const K_ELEM: u32 = 1;
-const K_ATTR: u32 = 2;
-const K_NSDECL: u32 = 3;
-const K_COMMENT: u32 = 4;
-const K_PI: u32 = 5;
-const K_CDATA: u32 = 6;
-/// Attributes and declarations the internal subset defaults (no bytes in the text).
-const K_ATTR_DEFAULT: u32 = 7;
-const K_NSDECL_DEFAULT: u32 = 8;
-const ELEM_WORDS: u32 = 5;
-const ATTR_WORDS: u32 = 2;
-const LEAF_WORDS: u32 = 4;
 
 const NO_SPAN: (usize, usize) = (usize::MAX, usize::MAX);
 /// No namespace declaration (for [`Tree::plain_start_tag`]): not a binding any
@@ -60,8 +45,8 @@ fn is_ws(b: u8) -> bool {
 /// An open element (24 bytes: a walk sets up and moves a few of these per element).
 #[derive(Clone, Copy, Default)]
 struct Open {
-    /// Word index just past the element's subtree.
-    next: u32,
+    /// The position just past the element's subtree ([`Tape::next`]).
+    next: RecordId,
     /// Byte offset just past the element (token offsets are `u32`, docs/index-format.md).
     end: u32,
     /// The element's name symbol.
@@ -76,7 +61,7 @@ struct Tree<'d, 'c, 'w, W: Write + ?Sized> {
     c: &'c Canonicalizer,
     doc: &'d Document<'d>,
     text: &'d [u8],
-    tape: &'d [u32],
+    tape: Tape<'d>,
     names: &'d Names,
     sink: Sink<'w, W>,
     /// Pending raw byte range of `text` (`NO_SPAN`: none).
@@ -188,10 +173,10 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
 
     // ---- elements ------------------------------------------------------------------------------
 
-    /// Processes the start tag of the element record at word `i`; returns the word
+    /// Processes the start tag of the element record `i`; returns the position
     /// after its attribute records.
     #[inline(always)]
-    fn open(&mut self, i: u32, parent_output: bool) -> Result<u32, C14nError> {
+    fn open(&mut self, i: RecordId, parent_output: bool) -> Result<RecordId, C14nError> {
         if let Some(next_word) = self.open_plain(i, parent_output)? {
             return Ok(next_word);
         }
@@ -211,17 +196,16 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     /// no open element to push and pop. Only with `plain_fast`. `Ok(None)` (nothing
     /// done) for anything else.
     #[inline(always)]
-    fn open_plain(&mut self, i: u32, parent_output: bool) -> Result<Option<u32>, C14nError> {
+    fn open_plain(&mut self, i: RecordId, parent_output: bool) -> Result<Option<RecordId>, C14nError> {
         if !(self.plain_fast && parent_output) {
             return Ok(None);
         }
         let Some((gt, after, decl)) = self.plain_start_tag(i) else { return Ok(None) };
         let tape = self.tape;
-        let iu = i as usize;
-        let start = tape[iu + 1] as usize;
-        let next = tape[iu + 2];
-        let end = tape[iu + 4] as usize;
-        let sym = tape[iu] & PAYLOAD_MASK;
+        let start = tape.start(i);
+        let next = tape.next(i);
+        let end = tape.element_end(i);
+        let sym = tape.symbol(i);
         let qlen = self.names.qname_len(sym);
         if after == next {
             // a leaf: `<qname ...>text</qname>` (a declaration on it binds nothing beyond)
@@ -252,40 +236,39 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     }
 
     /// For [`Tree::open_plain`]: the offset of the `>` of the start tag of the
-    /// element record at word `i`, the word after its attribute records and the
+    /// element record `i`, the position after its attribute records and the
     /// binding its declaration renders ([`NO_DECL`]: none), when the tag can be
     /// copied as it stands.
     #[inline(always)]
-    fn plain_start_tag(&mut self, i: u32) -> Option<(usize, u32, (&'d str, NsId))> {
+    fn plain_start_tag(&mut self, i: RecordId) -> Option<(usize, RecordId, (&'d str, NsId))> {
         let tape = self.tape;
         let t = self.text;
         let names = self.names;
-        let iu = i as usize;
-        let sym = tape[iu] & PAYLOAD_MASK;
-        let next = tape[iu + 2];
-        let mut p = tape[iu + 1] as usize + 1 + names.qname_len(sym);
-        let mut j = i + ELEM_WORDS;
+        let sym = tape.symbol(i);
+        let next = tape.next(i);
+        let mut p = tape.start(i) + 1 + names.qname_len(sym);
+        let mut j = tape.attributes_start(i);
         let mut decl = NO_DECL;
-        if j < next && tape[j as usize] >> KIND_SHIFT == K_NSDECL {
+        if j < next && tape.is_kind(j, RecordKind::NsDecl) {
             decl = self.plain_decl(sym, j, p)?;
-            p = tape[j as usize + 1] as usize + names.qname_len(tape[j as usize] & PAYLOAD_MASK) + names.ns_by_id(decl.1).len() + 3;
-            j += ATTR_WORDS;
+            p = tape.start(j) + names.qname_len(tape.symbol(j)) + names.ns_by_id(decl.1).len() + 3;
+            j = tape.next_attribute(j);
         }
         let first_attr = j;
         let mut prev: &str = "";
         while j < next {
-            let w = tape[j as usize];
-            match w >> KIND_SHIFT {
-                K_ATTR => {}
-                K_NSDECL | K_ATTR_DEFAULT | K_NSDECL_DEFAULT => return None,
-                _ => break,
+            if !tape.is_kind(j, RecordKind::Attribute) {
+                if tape.is_attribute(j) {
+                    return None; // a declaration, or a default
+                }
+                break;
             }
-            let asym = w & PAYLOAD_MASK;
+            let asym = tape.symbol(j);
             let local = names.local(asym);
             if local.len() != names.qname_len(asym) || (j > first_attr && local <= prev) {
                 return None; // prefixed, or out of canonical order
             }
-            let astart = tape[j as usize + 1] as usize;
+            let astart = tape.start(j);
             let eq = astart + local.len();
             if t[p] != b' ' || astart != p + 1 || t[eq] != b'=' || t[eq + 1] != b'"' {
                 return None;
@@ -296,7 +279,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             }
             prev = local;
             p = ve + 1;
-            j += ATTR_WORDS;
+            j = tape.next_attribute(j);
         }
         if t[p] != b'>' {
             return None; // white space before `>`, or an empty-element tag
@@ -307,23 +290,22 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         Some((p, j, decl))
     }
 
-    /// For [`Tree::plain_start_tag`]: the declaration record at word `j` of an element
+    /// For [`Tree::plain_start_tag`]: the declaration record `j` of an element
     /// `sym` whose name ends at byte `p`, when it is ` xmlns:prefix="uri"` (or
     /// ` xmlns="uri"`) for the element's own prefix, written as its canonical form
     /// (the URI as the parser resolved it, nothing to escape, absolute) and not
     /// yet bound so in the output, i.e. the one namespace node the element renders
     /// in every algorithm.
     #[inline(always)]
-    fn plain_decl(&self, sym: u32, j: u32, p: usize) -> Option<(&'d str, NsId)> {
+    fn plain_decl(&self, sym: u32, j: RecordId, p: usize) -> Option<(&'d str, NsId)> {
         let (t, names) = (self.text, self.names);
-        let w = self.tape[j as usize];
-        let an = names.qname(w & PAYLOAD_MASK);
+        let an = names.qname(self.tape.symbol(j));
         let prefix: &'d str = common::declared_prefix(an);
         if !common::same(prefix, names.prefix(sym)) || prefix == "xml" {
             return None;
         }
         let ns = names.ns_id(sym);
-        let astart = self.tape[j as usize + 1] as usize;
+        let astart = self.tape.start(j);
         let vs = astart + an.len() + 2;
         let uri = names.ns_by_id(ns).as_bytes();
         if t[p] != b' ' || astart != p + 1 || t[vs - 2] != b'=' || t[vs - 1] != b'"' {
@@ -361,16 +343,15 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     /// Any start tag: the attribute records, the namespace declarations to render,
     /// then the tag copied or rebuilt.
     #[inline(never)]
-    fn open_general(&mut self, i: u32, parent_output: bool) -> Result<u32, C14nError> {
+    fn open_general(&mut self, i: RecordId, parent_output: bool) -> Result<RecordId, C14nError> {
         let tape = self.tape;
         let t = self.text;
         let names = self.names;
-        let iu = i as usize;
-        let sym = tape[iu] & PAYLOAD_MASK;
+        let sym = tape.symbol(i);
         let qname = names.qname(sym);
-        let start = tape[iu + 1] as usize;
-        let next = tape[iu + 2];
-        let end = tape[iu + 4] as usize;
+        let start = tape.start(i);
+        let next = tape.next(i);
+        let end = tape.element_end(i);
         let (scope_mark, rendered_mark) = (self.scope.len(), self.rendered.len());
         self.raw_atts.clear();
 
@@ -380,35 +361,35 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         let mut p = start + 1 + qname.len();
         let mut n_attrs = 0usize;
         let mut prev_key: (&str, &str) = ("", "");
-        let mut j = i + ELEM_WORDS;
+        let mut j = tape.attributes_start(i);
         while j < next {
-            let ju = j as usize;
-            let k = tape[ju] >> KIND_SHIFT;
-            if k != K_ATTR && k != K_NSDECL {
-                if k == K_ATTR_DEFAULT {
+            let is_decl = match tape.try_kind(j) {
+                Some(RecordKind::Attribute) => false,
+                Some(RecordKind::NsDecl) => true,
+                Some(RecordKind::AttributeDefault) => {
                     // read through the element node when the tag is rebuilt
                     raw_ok = false;
-                    j += ATTR_WORDS;
+                    j = tape.next_attribute(j);
                     continue;
                 }
-                if k == K_NSDECL_DEFAULT {
+                Some(RecordKind::NsDeclDefault) => {
                     // binds like a written declaration; its value is the declaration's default
                     raw_ok = false;
-                    let an = names.qname(tape[ju] & PAYLOAD_MASK);
+                    let an = names.qname(tape.symbol(j));
                     let prefix: &'d str = common::declared_prefix(an);
-                    let n = ((j - i - ELEM_WORDS) / ATTR_WORDS) as usize;
+                    let n = tape.attribute_ordinal(i, j);
                     let node = self.node_for(start);
                     let v = node.all_attributes().nth(n).map(|a| a.value()).unwrap_or_default();
                     let ns = if v.is_empty() { NS_NONE } else { names.find_ns(&v).unwrap_or(NS_NONE) };
                     self.scope.push((prefix, ns));
-                    j += ATTR_WORDS;
+                    j = tape.next_attribute(j);
                     continue;
                 }
-                break;
-            }
-            let asym = tape[ju] & PAYLOAD_MASK;
+                _ => break,
+            };
+            let asym = tape.symbol(j);
             let an = names.qname(asym);
-            let astart = tape[ju + 1] as usize;
+            let astart = tape.start(j);
             let mut q = astart + an.len();
             while is_ws(t[q]) {
                 q += 1;
@@ -425,7 +406,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                 raw_ok = t[p] == b' ' && astart == p + 1 && eq == astart + an.len() && vs == eq + 2 && canonical;
             }
             p = ve + 1;
-            if k == K_NSDECL {
+            if is_decl {
                 if n_attrs > 0 {
                     raw_ok = false; // declarations come first in canonical form
                 }
@@ -438,7 +419,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                 } else if as_is {
                     names.find_ns_bytes(&t[vs..ve]).unwrap_or(NS_NONE)
                 } else {
-                    let n = ((j - i - ELEM_WORDS) / ATTR_WORDS) as usize;
+                    let n = tape.attribute_ordinal(i, j);
                     let node = self.node_for(start);
                     let v = node.all_attributes().nth(n).map(|a| a.value()).unwrap_or_default();
                     if v.is_empty() { NS_NONE } else { names.find_ns(&v).unwrap_or(NS_NONE) }
@@ -455,7 +436,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                 }
                 n_attrs += 1;
             }
-            j += ATTR_WORDS;
+            j = tape.next_attribute(j);
         }
         let after_attrs = j;
         let gt = if t[p] == b'>' { p } else { p + memchr::memchr(b'>', &t[p..]).unwrap_or(0) };
@@ -494,7 +475,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         let decls = &self.scope.as_slice()[scope_mark..];
         for &(p, ns) in decls {
             if common::is_relative_ns(names, ns) {
-                return Err(self.relative_uri(i, after_attrs, p, ns));
+                return Err(self.relative_uri(i, p, ns));
             }
         }
         if raw_ok {
@@ -518,18 +499,15 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     }
 
     /// The error for the declaration of `prefix` (binding relative URI `ns`) on the
-    /// element record at word `i`.
+    /// element record `i`.
     #[cold]
-    fn relative_uri(&self, i: u32, after_attrs: u32, prefix: &str, ns: NsId) -> C14nError {
-        let mut offset = self.tape[i as usize + 1] as usize;
-        let mut j = i + ELEM_WORDS;
-        while j < after_attrs {
-            let w = self.tape[j as usize];
-            let an = self.names.qname(w & PAYLOAD_MASK);
-            if w >> KIND_SHIFT == K_NSDECL && common::declared_prefix(an) == prefix {
-                offset = self.tape[j as usize + 1] as usize;
+    fn relative_uri(&self, i: RecordId, prefix: &str, ns: NsId) -> C14nError {
+        let tape = self.tape;
+        let mut offset = tape.start(i);
+        for a in tape.attributes(i) {
+            if tape.is_kind(a, RecordKind::NsDecl) && common::declared_prefix(self.names.qname(tape.symbol(a))) == prefix {
+                offset = tape.start(a);
             }
-            j += ATTR_WORDS;
         }
         common::relative_ns_error(self.names, prefix, ns, offset)
     }
@@ -541,8 +519,8 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     #[allow(clippy::too_many_arguments)]
     fn exclusive_candidates(
         &mut self,
-        i: u32,
-        after_attrs: u32,
+        i: RecordId,
+        after_attrs: RecordId,
         sym: Sym,
         qname: &'d str,
         dtd_decl: bool,
@@ -561,17 +539,17 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             }
         };
         consider(names.prefix(sym), names.ns_id(sym), out);
-        let mut j = i + ELEM_WORDS;
+        let tape = self.tape;
+        let mut j = tape.attributes_start(i);
         while j < after_attrs {
-            let w = self.tape[j as usize];
-            if matches!(w >> KIND_SHIFT, K_ATTR | K_ATTR_DEFAULT) {
-                let asym = w & PAYLOAD_MASK;
+            if matches!(tape.try_kind(j), Some(RecordKind::Attribute | RecordKind::AttributeDefault)) {
+                let asym = tape.symbol(j);
                 let p = names.prefix(asym);
                 if !p.is_empty() {
                     consider(p, names.ns_id(asym), out);
                 }
             }
-            j += ATTR_WORDS;
+            j = tape.next_attribute(j);
         }
         if dtd_decl {
             // prefixed attributes defaulted from the DTD are utilized too
@@ -585,13 +563,13 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                         continue;
                     }
                     let specified = {
-                        let mut j = i + ELEM_WORDS;
+                        let mut j = tape.attributes_start(i);
                         let mut found = false;
                         while j < after_attrs {
-                            if names.qname(self.tape[j as usize] & PAYLOAD_MASK) == ad.name {
+                            if names.qname(tape.symbol(j)) == ad.name {
                                 found = true;
                             }
-                            j += ATTR_WORDS;
+                            j = tape.next_attribute(j);
                         }
                         found
                     };
@@ -800,21 +778,20 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
 
     /// A comment or PI at the top level, with its line feed on the side facing
     /// the document element.
-    fn top_level(&mut self, i: u32, before_root: bool) -> io::Result<()> {
-        let iu = i as usize;
-        let k = self.tape[iu] >> KIND_SHIFT;
-        if k == K_COMMENT && !self.with_comments {
+    fn top_level(&mut self, i: RecordId, before_root: bool) -> io::Result<()> {
+        let k = self.tape.try_kind(i);
+        if k == Some(RecordKind::Comment) && !self.with_comments {
             return Ok(());
         }
-        let r = self.tape[iu + 1] as usize..self.tape[iu + 2] as usize;
+        let r = self.tape.start(i)..self.tape.leaf_end(i);
         if !before_root {
             self.end_span()?;
             self.sink.buf.push(b'\n');
         }
-        if k == K_COMMENT {
-            self.comment(r)?;
-        } else if k == K_PI {
-            self.pi(r)?;
+        match k {
+            Some(RecordKind::Comment) => self.comment(r)?,
+            Some(RecordKind::Pi) => self.pi(r)?,
+            _ => {}
         }
         if before_root {
             self.end_span()?;
@@ -825,47 +802,43 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
 
     // ---- the walk --------------------------------------------------------------------------------
 
-    /// Canonicalizes the element whose record is at word `ai` and its subtree.
-    fn walk(&mut self, ai: u32, parent_output: bool) -> Result<(), C14nError> {
+    /// Canonicalizes the element record `ai` and its subtree.
+    fn walk(&mut self, ai: RecordId, parent_output: bool) -> Result<(), C14nError> {
         let tape = self.tape;
-        let end_word = tape[ai as usize + 2];
+        let end_word = tape.next(ai);
         let mut i = self.open(ai, parent_output)?;
         while i < end_word {
-            let iu = i as usize;
-            let k = tape[iu] >> KIND_SHIFT;
             while self.stack.last().is_some_and(|o| o.next <= i) {
                 self.close()?;
             }
-            let s = tape[iu + 1] as usize;
+            let s = tape.start(i);
             if s > self.pos {
                 self.text_run(self.pos..s)?;
             }
-            match k {
-                K_ELEM => {
-                    if self.is_excluded(s) {
-                        self.pos = tape[iu + 4] as usize;
-                        i = tape[iu + 2];
-                        continue;
-                    }
-                    i = self.open(i, true)?;
+            if tape.is_element(i) {
+                if self.is_excluded(s) {
+                    self.pos = tape.element_end(i);
+                    i = tape.next(i);
+                    continue;
                 }
-                K_COMMENT | K_PI | K_CDATA => {
-                    let e = tape[iu + 2] as usize;
-                    if !self.is_excluded(s) {
-                        match k {
-                            K_COMMENT => {
-                                if self.with_comments {
-                                    self.comment(s..e)?;
-                                }
+                i = self.open(i, true)?;
+            } else if tape.is_leaf(i) {
+                let (e, after) = (tape.leaf_end(i), tape.subtree_end(i));
+                if !self.is_excluded(s) {
+                    match tape.kind(i) {
+                        RecordKind::Comment => {
+                            if self.with_comments {
+                                self.comment(s..e)?;
                             }
-                            K_PI => self.pi(s..e)?,
-                            _ => self.cdata(s..e)?,
                         }
+                        RecordKind::Pi => self.pi(s..e)?,
+                        _ => self.cdata(s..e)?,
                     }
-                    self.pos = e;
-                    i += LEAF_WORDS;
                 }
-                _ => i += ATTR_WORDS,
+                self.pos = e;
+                i = after;
+            } else {
+                i = tape.after_record(i);
             }
         }
         while !self.stack.is_empty() {
@@ -902,22 +875,17 @@ impl<'d, W: Write + ?Sized> Tree<'d, '_, '_, W> {
         } else {
             let tape = self.tape;
             let mut before = true;
-            let mut i = 0u32;
-            while (i as usize) < tape.len() {
-                let k = tape[i as usize] >> KIND_SHIFT;
-                if k == K_ELEM {
-                    let start = tape[i as usize + 1] as usize;
-                    if !self.is_excluded(start) {
+            let (mut i, end) = tape.root_child_range();
+            while i < end {
+                if tape.is_element(i) {
+                    if !self.is_excluded(tape.start(i)) {
                         self.walk(i, true)?;
                     }
                     before = false;
-                    i = tape[i as usize + 2];
-                } else {
-                    if !self.is_excluded(tape[i as usize + 1] as usize) {
-                        self.top_level(i, before)?;
-                    }
-                    i += LEAF_WORDS;
+                } else if !self.is_excluded(tape.start(i)) {
+                    self.top_level(i, before)?;
                 }
+                i = tape.subtree_end(i);
             }
         }
         self.end_span()?;
@@ -927,9 +895,9 @@ impl<'d, W: Write + ?Sized> Tree<'d, '_, '_, W> {
     }
 }
 
-/// The word index of the record of element `e`, which must belong to `doc`.
-fn record_of<'d>(doc: &'d Document<'d>, e: Node<'d>) -> Option<u32> {
-    e.record().filter(|_| std::ptr::eq(e.document(), doc) && e.is_element())
+/// The record of element `e`, which must belong to `doc`.
+fn record_of<'d>(doc: &'d Document<'d>, e: Node<'d>) -> Option<RecordId> {
+    RecordId::of(&e).filter(|_| std::ptr::eq(e.document(), doc) && e.is_element())
 }
 
 pub(crate) fn run<'d, 'w, W: Write + ?Sized>(
@@ -953,7 +921,7 @@ pub(crate) fn run<'d, 'w, W: Write + ?Sized>(
         c,
         doc,
         text: doc.text(),
-        tape: doc.tape(),
+        tape: Tape::of(doc),
         names: doc.names(),
         sink,
         span: NO_SPAN,

@@ -12,11 +12,8 @@ use common::*;
 use vtdx_c14n::{Algorithm, Canonicalizer};
 use vtdx_core::Document;
 
-/// Cases that map to 1.x but do not pass, with the reason.
-const EXPECTED_FAILURES: &[(&str, &str)] = &[(
-    "out_inC14N5_c14nDefault.xml",
-    "needs the external parsed entity world.txt expanded; vtdx never fetches external entities (by design)",
-)];
+/// Cases that map to 1.x but do not pass, with the reason: `conformance/expected-failures/c14n20.txt`.
+const EXPECTED_FAILURES: &str = "c14n20";
 
 fn skip_reason(param: &str) -> Option<&'static str> {
     match param {
@@ -39,7 +36,7 @@ fn c14n20_default_parameters_match_exclusive_1_0() {
     outs.sort();
     assert_eq!(outs.len(), 30, "case count changed");
     let (mut checked, mut pass, mut skipped) = (0, 0, Vec::new());
-    let mut failures = Vec::new();
+    let mut outcomes = Vec::new();
     for name in &outs {
         let stem = name.trim_start_matches("out_").trim_end_matches(".xml");
         let (input, param) = stem.split_once('_').unwrap();
@@ -53,14 +50,14 @@ fn c14n20_default_parameters_match_exclusive_1_0() {
         // the vectors name external DTDs, which are read as absent (never fetched)
         let doc = Document::parse_with(&src, &vtdx_core::ParseOptions::new().external(vtdx_core::ExternalPolicy::Ignore)).unwrap();
         let got = Canonicalizer::new(Algorithm::ExcC14n10).with_comments(param == "c14nComment").document_to_vec(&doc).unwrap();
-        let xfail = EXPECTED_FAILURES.iter().any(|(n, _)| n == name);
-        match (got == want, xfail) {
-            (true, false) => pass += 1,
-            (true, true) => failures.push(format!("{name}: passes but is listed as an expected failure")),
-            (false, true) => {}
-            (false, false) => failures.push(format!("{name}: {}", diff(&got, &want))),
+        if got == want {
+            pass += 1;
+            outcomes.push((name.as_str(), None));
+        } else {
+            outcomes.push((name.as_str(), Some(diff(&got, &want))));
         }
     }
+    let failures = expected_failures(EXPECTED_FAILURES).compare(outcomes.iter().map(|(n, f)| (*n, f.as_deref())));
     eprintln!("c14n20: {pass} of {checked} cases with 1.x-equivalent parameters pass; {} skipped:", skipped.len());
     for s in &skipped {
         eprintln!("  skipped {s}");

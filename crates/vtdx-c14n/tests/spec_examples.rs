@@ -8,11 +8,8 @@ use common::*;
 use vtdx_c14n::{Algorithm, Canonicalizer};
 use vtdx_core::{Document, Node};
 
-/// Cases that are known not to pass, with the reason. Kept empty where possible.
-const EXPECTED_FAILURES: &[(&str, &str)] = &[(
-    "c14n10/35",
-    "needs the external parsed entity world.txt expanded; vtdx never fetches external entities (by design), so `&ent2;` reads as nothing",
-)];
+/// Cases known not to pass, with the reason: `conformance/expected-failures/c14n-spec-examples.txt`.
+const EXPECTED_FAILURES: &str = "c14n-spec-examples";
 
 struct Case {
     name: &'static str,
@@ -85,19 +82,15 @@ fn spec_examples_byte_for_byte() {
     let cases = cases();
     assert_eq!(cases.len(), 15, "case list changed");
     let mut pass = 0;
-    let mut failures = Vec::new();
+    let mut outcomes = Vec::new();
     for case in &cases {
         for fast in [true, false] {
-            let r = run(case, fast);
-            let expected_fail = EXPECTED_FAILURES.iter().any(|(n, _)| *n == case.name);
-            match (r, expected_fail) {
-                (Ok(()), false) => pass += 1,
-                (Ok(()), true) => failures.push(format!("{}: passes but is listed as an expected failure", case.name)),
-                (Err(_), true) => {}
-                (Err(e), false) => failures.push(format!("{} (fast path {fast}): {e}", case.name)),
-            }
+            let r = run(case, fast).map_err(|e| format!("(fast path {fast}) {e}"));
+            pass += usize::from(r.is_ok());
+            outcomes.push((case.name, r.err()));
         }
     }
+    let failures = expected_failures(EXPECTED_FAILURES).compare(outcomes.iter().map(|(n, r)| (*n, r.as_deref())));
     eprintln!("spec examples: {} of {} pass (each with and without the fast path)", pass / 2, cases.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

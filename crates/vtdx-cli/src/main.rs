@@ -311,7 +311,8 @@ fn run(cli: Cli) -> io::Result<ExitCode> {
             }
             times.sort();
             let med = times[times.len() / 2];
-            let (elements, attrs, others) = doc.record_counts();
+            let counts = doc.record_counts();
+            let (elements, attrs, others) = (counts.elements, counts.attributes, counts.others);
             let texts = doc.root().descendants().filter(|n| n.kind() == NodeKind::Text).count();
             let secs = med.as_secs_f64();
             writeln!(out, "file:            {}", display(&file))?;

@@ -38,11 +38,12 @@ pub mod input;
 mod names;
 mod options;
 mod parser;
+pub mod tape;
 mod text;
 mod write;
 
 pub use chars::{is_name, is_name_char, is_name_start_char, is_xml_char};
-pub use document::{Children, DescendantElements, Descendants, Document, Node, NodeId, NodeKind};
+pub use document::{Children, DescendantElements, Descendants, Document, EntityExpansion, Node, NodeId, NodeKind, RecordCounts};
 pub use edit::{escape_attr, escape_text, EditError, Editor};
 pub use error::{line_column, Error, ErrorKind, LimitKind};
 pub use input::SourceEncoding;

@@ -4,6 +4,10 @@
 //! Character-level validity (UTF-8, the `Char` production) is checked before this
 //! pass by `input::validate_utf8_chars`, so the loops here only look for the
 //! bytes that start or end markup, with `memchr`.
+//!
+//! [`Parser`] and its entry points are in `api.rs`, the expansion of
+//! entities that hold markup (for a second pass) in `expand.rs`, the lean
+//! path through common content in `fast.rs`; this file is the general scanner.
 
 use std::collections::HashMap;
 
@@ -16,7 +20,11 @@ use crate::index::*;
 use crate::names::{Names, NsId, QNameId, NO_PREFIX, NS_NONE, NS_XML, NS_XMLNS, XMLNS_NAMESPACE, XML_NAMESPACE};
 use crate::options::{ExternalPolicy, ParseOptions};
 
+mod api;
+mod expand;
 mod fast;
+
+pub use api::Parser;
 
 /// What the XML declaration said.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -100,45 +108,6 @@ enum EntState {
     },
 }
 
-/// The product of one parse.
-pub(crate) struct Parsed {
-    pub tape: Vec<u32>,
-    pub names: Names,
-    pub dtd: Option<Box<Dtd>>,
-    pub decl: Option<XmlDecl>,
-    pub root: u32,
-    /// Set when the document had to be expanded: the text the index describes.
-    pub expanded: Option<Vec<u8>>,
-    /// With `expanded`: (input start, input end, expanded start, expanded end) of
-    /// each reference replaced, in document order.
-    pub regions: Vec<(usize, usize, usize, usize)>,
-}
-
-/// A reusable parser: keeps its allocations (token tape, name tables, stacks)
-/// between documents, the seeds' buffer-reuse mode.
-///
-/// ```
-/// let mut parser = vtdx_core::Parser::new();
-/// for msg in [&b"<a/>"[..], b"<b><c/></b>"] {
-///     let doc = parser.parse(msg).unwrap();
-///     assert!(doc.root_element().name().len() == 1);
-///     parser.recycle(doc); // hand the index allocation back
-/// }
-/// ```
-#[derive(Debug, Default)]
-pub struct Parser {
-    pub(crate) opts: ParseOptions,
-    pub(crate) tape_pool: Vec<u32>,
-    /// The name tables, kept between documents: a reused parser interns each
-    /// name once, not once per document. Shared with the documents it made (a
-    /// document still alive when the next parse starts makes that parse copy them).
-    pub(crate) names_pool: Option<std::sync::Arc<Names>>,
-    /// Documents come back through [`Parser::recycle`]: their index keeps its spare
-    /// capacity for the next parse instead of giving it back.
-    pub(crate) recycling: bool,
-    st: State,
-}
-
 #[derive(Debug, Default)]
 struct State {
     stack: Vec<OpenElem>,
@@ -146,7 +115,6 @@ struct State {
     attrs: Vec<AttrScratch>,
     entities: HashMap<Box<str>, EntState>,
     markup_refs: Vec<(usize, usize, Box<str>)>,
-    seen: HashMap<(QNameId, NsId), ()>,
     /// Element type → the attributes the internal subset defaults for it (empty
     /// without attribute-list defaults, so one `is_empty` keeps them off the lean path).
     defaults: HashMap<QNameId, Vec<DefaultAttr>, crate::names::BuildFx>,
@@ -170,288 +138,6 @@ struct Run<'p> {
     /// without namespaces (the lean path reads the mark that keeps element types
     /// with defaults away from it only with namespaces on).
     lean: bool,
-}
-
-impl Parser {
-    /// A parser with default options.
-    pub fn new() -> Parser {
-        Parser::default()
-    }
-    /// A parser with the given options.
-    pub fn with_options(opts: ParseOptions) -> Parser {
-        Parser { opts, ..Parser::default() }
-    }
-    /// The options in use.
-    pub fn options(&self) -> &ParseOptions {
-        &self.opts
-    }
-
-    pub(crate) fn run(&mut self, text: &[u8]) -> Result<Parsed, Error> {
-        let limits = &self.opts.limits;
-        if text.len() as u64 > limits.max_document_size {
-            return Err(Error::at(
-                ErrorKind::LimitExceeded { limit: LimitKind::DocumentSize, value: text.len() as u64, max: limits.max_document_size },
-                text,
-                0,
-            ));
-        }
-        if text.len() > u32::MAX as usize - 1 {
-            return Err(Error::at(
-                ErrorKind::LimitExceeded { limit: LimitKind::DocumentSize, value: text.len() as u64, max: u32::MAX as u64 - 1 },
-                text,
-                0,
-            ));
-        }
-        let mut tape = std::mem::take(&mut self.tape_pool);
-        tape.clear();
-        // Typical documents need about one word per 5 input bytes.
-        let had = tape.capacity();
-        tape.reserve(text.len() / 5 + 16);
-        #[cfg(all(feature = "mmap", target_os = "linux"))]
-        if tape.capacity() != had {
-            crate::hugepage::advise_huge(&mut tape);
-        }
-        let mut names = match self.names_pool.take() {
-            None => Names::new(),
-            // the previous document still uses the tables: copy them while they are
-            // small (cheaper than interning every name again), else start afresh
-            Some(arc) => std::sync::Arc::try_unwrap(arc).unwrap_or_else(|shared| {
-                if shared.qnames.len() <= 256 {
-                    (*shared).clone()
-                } else {
-                    Names::new()
-                }
-            }),
-        };
-        if names.too_large_to_keep() {
-            names.reset();
-        }
-        let first = self.run_once(text, tape, names, false)?;
-        if self.st.markup_refs.is_empty() {
-            return Ok(first);
-        }
-        // Entities with markup are referenced in content: index the expanded text.
-        let mut regions = Vec::new();
-        let expanded = self.expand(text, &first, &mut regions)?;
-        let tape = first.tape;
-        let names = first.names;
-        let mut second = self.run_once(&expanded, tape, names, true).map_err(|e| {
-            // report the position in the input: inside an expansion, at its reference
-            let o = e.offset() as usize;
-            let mut delta: isize = 0;
-            let mut at = None;
-            for &(os, oe, xs, xe) in &regions {
-                if o < xs {
-                    break;
-                }
-                if o < xe {
-                    at = Some(os);
-                    break;
-                }
-                delta += (xe - xs) as isize - (oe - os) as isize;
-            }
-            let orig = at.unwrap_or_else(|| (o as isize - delta).max(0) as usize).min(text.len());
-            Error::at(e.kind().clone(), text, orig)
-        })?;
-        second.expanded = Some(expanded);
-        second.regions = regions;
-        Ok(second)
-    }
-
-    fn run_once(&mut self, text: &[u8], tape: Vec<u32>, mut names: Names, expanded: bool) -> Result<Parsed, Error> {
-        let st = &mut self.st;
-        st.stack.clear();
-        st.bindings.clear();
-        st.attrs.clear();
-        st.entities.clear();
-        st.markup_refs.clear();
-        if !st.defaults.is_empty() {
-            // the previous document's element types with defaults are ordinary names again
-            for qid in st.defaults.keys() {
-                if let Some(q) = names.qnames.get_mut(*qid as usize).filter(|q| q.qname_ok == QNAME_OK_WITH_DEFAULTS) {
-                    q.qname_ok = 1;
-                }
-            }
-            st.defaults.clear();
-        }
-        let q_xml = names.intern_qname(b"xml");
-        let q_xmlns = names.intern_qname(b"xmlns");
-        let mut tape = tape;
-        tape.clear();
-        let mut run = Run {
-            opts: &self.opts,
-            st,
-            tape,
-            names,
-            dtd: None,
-            budget: ExpansionBudget::new(&self.opts, text.len()),
-            ns_on: self.opts.namespaces,
-            q_xml,
-            q_xmlns,
-            fragment_depth: 0,
-            expanded,
-            lean: true,
-        };
-        match run.document(text) {
-            Ok((decl, root)) => Ok(Parsed { tape: run.tape, names: run.names, dtd: run.dtd, decl, root, expanded: None, regions: Vec::new() }),
-            Err(e) => {
-                // keep what was interned and the tape allocation for the next document
-                self.names_pool = Some(std::sync::Arc::new(run.names));
-                self.tape_pool = run.tape;
-                Err(e)
-            }
-        }
-    }
-
-    /// Builds the text with every content reference to an entity with markup
-    /// replaced by its replacement text (recursively for nested markup entities).
-    /// `regions` receives (input start, input end, expanded start, expanded end) of
-    /// each replaced reference, to map error positions back to the input.
-    fn expand(&mut self, text: &[u8], first: &Parsed, regions: &mut Vec<(usize, usize, usize, usize)>) -> Result<Vec<u8>, Error> {
-        let dtd = first.dtd.as_deref();
-        let mut out = Vec::with_capacity(text.len() + 1024);
-        let mut last = 0;
-        let refs = std::mem::take(&mut self.st.markup_refs);
-        for (s, e, name) in &refs {
-            out.extend_from_slice(&text[last..*s]);
-            let xs = out.len();
-            self.expand_entity(name, dtd, &mut out, 0, text, *s)?;
-            regions.push((*s, *e, xs, out.len()));
-            last = *e;
-        }
-        out.extend_from_slice(&text[last..]);
-        Ok(out)
-    }
-
-    fn expand_entity(&self, name: &str, dtd: Option<&Dtd>, out: &mut Vec<u8>, depth: u32, text: &[u8], at: usize) -> Result<(), Error> {
-        let repl = match dtd.and_then(|d| d.entity(name)).map(|e| &e.value) {
-            Some(EntityValue::Internal(r)) => r.as_bytes(),
-            _ => return Ok(()),
-        };
-        if depth > self.opts.limits.max_entity_depth || out.len() as u64 > self.opts.limits.max_entity_expansion_bytes + text.len() as u64 {
-            return Err(Error::at(
-                ErrorKind::LimitExceeded { limit: LimitKind::EntityExpansionBytes, value: out.len() as u64, max: self.opts.limits.max_entity_expansion_bytes },
-                text,
-                at,
-            ));
-        }
-        let refs = match self.st.entities.get(name) {
-            Some(EntState::Checked { refs, .. }) => refs.clone(),
-            _ => Vec::new(),
-        };
-        let mut last = 0;
-        let mut state = CopyState::Content;
-        for (s, e, inner) in &refs {
-            copy_replacement(&repl[last..*s], &mut state, out);
-            self.expand_entity(inner, dtd, out, depth + 1, text, at)?;
-            last = *e;
-        }
-        copy_replacement(&repl[last..], &mut state, out);
-        Ok(())
-    }
-}
-
-/// Where [`copy_replacement`] is inside an entity's replacement text.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum CopyState {
-    Content,
-    Tag,
-    Value(u8),
-    Comment,
-    Pi,
-    Cdata,
-}
-
-/// Copies replacement text into the expanded document. Replacement text had its
-/// line ends normalized when the entity was declared, so a CR in it came from a
-/// character reference and must stay a CR: in character data it is written back as
-/// `&#13;`, in an attribute value as a space (what normalization makes of it there),
-/// and in a CDATA section by closing the section around `&#13;`. (In comments and
-/// PIs it stays raw and reads as LF: a documented deviation.)
-fn copy_replacement(r: &[u8], state: &mut CopyState, out: &mut Vec<u8>) {
-    if memchr(b'\r', r).is_none() {
-        // no CR: the state still has to follow the markup for later segments, but
-        // segments end at references in content, so only Content matters there
-        out.extend_from_slice(r);
-        *state = CopyState::Content;
-        return;
-    }
-    let mut i = 0;
-    while i < r.len() {
-        let b = r[i];
-        match *state {
-            CopyState::Content => {
-                if b == b'<' {
-                    let rest = &r[i..];
-                    *state = if rest.starts_with(b"<!--") {
-                        out.extend_from_slice(b"<!--");
-                        i += 4;
-                        CopyState::Comment
-                    } else if rest.starts_with(b"<![CDATA[") {
-                        out.extend_from_slice(b"<![CDATA[");
-                        i += 9;
-                        CopyState::Cdata
-                    } else if rest.starts_with(b"<?") {
-                        out.extend_from_slice(b"<?");
-                        i += 2;
-                        CopyState::Pi
-                    } else {
-                        out.push(b'<');
-                        i += 1;
-                        CopyState::Tag
-                    };
-                    continue;
-                }
-                if b == b'\r' {
-                    out.extend_from_slice(b"&#13;");
-                } else {
-                    out.push(b);
-                }
-            }
-            CopyState::Tag => {
-                out.push(b);
-                if b == b'"' || b == b'\'' {
-                    *state = CopyState::Value(b);
-                } else if b == b'>' {
-                    *state = CopyState::Content;
-                }
-            }
-            CopyState::Value(q) => {
-                if b == b'\r' {
-                    out.push(b' ');
-                } else {
-                    out.push(b);
-                    if b == q {
-                        *state = CopyState::Tag;
-                    }
-                }
-            }
-            CopyState::Comment | CopyState::Pi => {
-                let end: &[u8] = if *state == CopyState::Comment { b"-->" } else { b"?>" };
-                if r[i..].starts_with(end) {
-                    out.extend_from_slice(end);
-                    i += end.len();
-                    *state = CopyState::Content;
-                    continue;
-                }
-                out.push(b);
-            }
-            CopyState::Cdata => {
-                if r[i..].starts_with(b"]]>") {
-                    out.extend_from_slice(b"]]>");
-                    i += 3;
-                    *state = CopyState::Content;
-                    continue;
-                }
-                if b == b'\r' {
-                    out.extend_from_slice(b"]]>&#13;<![CDATA[");
-                } else {
-                    out.push(b);
-                }
-            }
-        }
-        i += 1;
-    }
 }
 
 #[inline(never)]
@@ -948,7 +634,6 @@ impl Run<'_> {
                 return Err(err(ErrorKind::DuplicateAttribute { name: snippet(name, 60) }, t, a.name_off as usize));
             }
         }
-        self.st.seen.clear();
         Ok(())
     }
 

@@ -1,165 +1,162 @@
-//! Direct scans of the token tape (`docs/index-format.md`) for element-only
-//! steps: children and descendants are visited by stepping over records,
-//! name tests compare the symbol bits of the record's first word, and a
-//! [`Node`] is made only for the elements that match.
+//! Direct scans of the token tape for element-only steps: children and
+//! descendants are visited by stepping over records, name tests compare the
+//! records' symbols, and a [`Node`] is made only for the elements that match.
+//! The record layout is read through the core's reader, [`vtdx_core::tape`].
 
 use std::borrow::Cow;
 
+use vtdx_core::tape::{self, RecordId};
 use vtdx_core::{Document, Node, Sym};
 
-const KIND_SHIFT: u32 = 28;
-const SYM_MASK: u32 = (1 << KIND_SHIFT) - 1;
-const K_ELEM: u32 = 1;
-const K_ATTR: u32 = 2;
-const K_NSDECL: u32 = 3;
-const K_COMMENT: u32 = 4;
-const K_PI: u32 = 5;
-const K_CDATA: u32 = 6;
-const K_ATTR_DEFAULT: u32 = 7;
-const K_NSDECL_DEFAULT: u32 = 8;
-const ELEM_WORDS: u32 = 5;
-const ATTR_WORDS: u32 = 2;
-const LEAF_WORDS: u32 = 4;
-
-/// The tape of one document.
+/// The tape of one document, with the document to make nodes from.
+///
+/// The evaluator holds records as `u32` word indices, as [`Node::record`] gives
+/// them ([`RecordId::word`]; their order is document order); this type passes
+/// them to the core's reader as [`RecordId`]s. A range is `(start, end)`: the
+/// records from `start` up to (not including) `end`.
 #[derive(Clone, Copy)]
 pub(crate) struct Tape<'d> {
     pub doc: &'d Document<'d>,
-    pub t: &'d [u32],
+    /// The core's typed reader of the records.
+    pub t: tape::Tape<'d>,
 }
 
 impl<'d> Tape<'d> {
     #[inline]
     pub fn new(doc: &'d Document<'d>) -> Tape<'d> {
-        Tape { doc, t: doc.tape() }
+        Tape { doc, t: tape::Tape::of(doc) }
     }
 
+    /// The name symbol of the element record `e`.
     #[inline(always)]
-    fn kind(&self, i: u32) -> u32 {
-        self.t[i as usize] >> KIND_SHIFT
+    pub fn symbol(&self, e: u32) -> Sym {
+        self.t.symbol(RecordId::new(e))
     }
 
-    /// First word after an element's attribute and namespace-declaration records.
-    #[inline]
-    pub fn after_attrs(&self, e: u32) -> u32 {
-        let end = self.t[e as usize + 2];
-        let mut j = e + ELEM_WORDS;
-        while j < end && matches!(self.kind(j), K_ATTR | K_NSDECL | K_ATTR_DEFAULT | K_NSDECL_DEFAULT) {
-            j += ATTR_WORDS;
-        }
-        j
+    /// The position just past the subtree of the element record `e`.
+    #[inline(always)]
+    pub fn next(&self, e: u32) -> u32 {
+        self.t.next(RecordId::new(e)).word()
     }
 
-    /// Does the element at `e` have child records (elements, comments, PIs, CDATA)?
+    /// The parent element of the element record `e`, `None` at the top level.
+    #[inline(always)]
+    pub fn parent(&self, e: u32) -> Option<u32> {
+        self.t.parent(RecordId::new(e)).map(RecordId::word)
+    }
+
+    /// Does the element record `e` have child records (elements, comments, PIs, CDATA)?
     #[inline]
     pub fn has_child_records(&self, e: u32) -> bool {
-        self.after_attrs(e) < self.t[e as usize + 2]
+        self.t.has_child_records(RecordId::new(e))
     }
 
-    /// The word range holding the child records of a root or element node.
+    /// The range of the document node's child records: the whole tape.
+    #[inline(always)]
+    pub fn root_range(&self) -> (u32, u32) {
+        words(self.t.root_child_range())
+    }
+
+    /// The range of the child records of a root or element node.
     #[inline]
     pub fn child_range(&self, n: &Node<'d>) -> Option<(u32, u32)> {
         if n.is_root() {
-            return Some((0, self.t.len() as u32));
+            return Some(self.root_range());
         }
-        let e = n.record()?;
-        if self.kind(e) != K_ELEM {
+        let e = RecordId::of(n)?;
+        if !self.t.is_element(e) {
             return None;
         }
-        Some(self.element_child_range(e))
+        Some(words(self.t.child_range(e)))
     }
 
-    /// [`Tape::child_range`] of the element record at `e`.
+    /// [`Tape::child_range`] of the element record `e`.
     #[inline]
     pub fn element_child_range(&self, e: u32) -> (u32, u32) {
-        (self.after_attrs(e), self.t[e as usize + 2])
+        words(self.t.child_range(RecordId::new(e)))
     }
 
-    /// The word range holding the records of a root's or element's descendants.
+    /// The range of the records of a root's or element's descendants (and of
+    /// an element's attributes).
     #[inline]
     pub fn subtree_range(&self, n: &Node<'d>) -> Option<(u32, u32)> {
         if n.is_root() {
-            return Some((0, self.t.len() as u32));
+            return Some(self.root_range());
         }
-        let e = n.record()?;
-        if self.kind(e) != K_ELEM {
+        let e = RecordId::of(n)?;
+        if !self.t.is_element(e) {
             return None;
         }
-        Some((e + ELEM_WORDS, self.t[e as usize + 2]))
+        Some(words((self.t.attributes_start(e), self.t.next(e))))
     }
 
+    /// The node of an element, comment, PI or CDATA record.
     #[inline]
-    pub fn node(&self, i: u32) -> Node<'d> {
-        match self.doc.node_at_record(i) {
+    pub fn node(&self, r: u32) -> Node<'d> {
+        match self.doc.node_at_record(r) {
             Some(n) => n,
             None => self.doc.root(),
         }
     }
 
-    /// Calls `f` with the word index of each element record among the child
-    /// records in `range` whose symbol passes `test`, in document order.
+    /// Calls `f` with each element record among the child records in `range`
+    /// whose symbol passes `test`, in document order.
     #[inline]
     pub fn child_elements<E>(
         &self,
-        (mut j, end): (u32, u32),
+        (j, end): (u32, u32),
         test: impl Fn(Sym) -> bool,
         mut f: impl FnMut(u32) -> Result<bool, E>,
     ) -> Result<bool, E> {
         let t = self.t;
+        let (mut j, end) = (RecordId::new(j), RecordId::new(end));
         while j < end {
-            let w = t[j as usize];
-            if w >> KIND_SHIFT == K_ELEM {
-                if test(w & SYM_MASK) && !f(j)? {
+            if t.is_element(j) {
+                if test(t.symbol(j)) && !f(j.word())? {
                     return Ok(false);
                 }
-                j = t[j as usize + 2];
+                j = t.next(j);
             } else {
-                j += LEAF_WORDS;
+                j = t.subtree_end(j);
             }
         }
         Ok(true)
     }
 
-    /// Calls `f` with the word index of each element record in `range` (a
-    /// subtree) whose symbol passes `test`, in document order.
+    /// Calls `f` with each element record in `range` (a subtree) whose symbol
+    /// passes `test`, in document order.
     #[inline]
     pub fn descendant_elements<E>(
         &self,
-        (mut j, end): (u32, u32),
+        (j, end): (u32, u32),
         test: impl Fn(Sym) -> bool,
         mut f: impl FnMut(u32) -> Result<bool, E>,
     ) -> Result<bool, E> {
         let t = self.t;
+        let (mut j, end) = (RecordId::new(j), RecordId::new(end));
         while j < end {
-            let w = t[j as usize];
-            match w >> KIND_SHIFT {
-                K_ELEM => {
-                    if test(w & SYM_MASK) && !f(j)? {
-                        return Ok(false);
-                    }
-                    j += ELEM_WORDS;
+            // into elements, over attribute records and leaves
+            if t.is_element(j) {
+                if test(t.symbol(j)) && !f(j.word())? {
+                    return Ok(false);
                 }
-                K_COMMENT | K_PI | K_CDATA => j += LEAF_WORDS,
-                // attributes and namespace declarations, specified or defaulted
-                _ => j += ATTR_WORDS,
+                j = t.attributes_start(j);
+            } else {
+                j = t.after_record(j);
             }
         }
         Ok(true)
     }
 
-    /// The word just past the record at `r` and its subtree, and the end of
-    /// its parent's children: the range of the records after `r` at its level.
+    /// The position just past the record of `n` and its subtree, and the end of
+    /// its parent's children: the range of the records after `n` at its level.
     #[inline]
     pub fn following_sibling_range(&self, n: &Node<'d>) -> Option<(u32, u32)> {
-        let r = n.record()?;
-        let k = self.kind(r);
-        if matches!(k, K_ATTR | K_NSDECL | K_ATTR_DEFAULT | K_NSDECL_DEFAULT) {
+        let r = RecordId::of(n)?;
+        if self.t.is_attribute(r) {
             return None;
         }
-        let next = if k == K_ELEM { self.t[r as usize + 2] } else { r + LEAF_WORDS };
-        let parent = self.t[r as usize + 3];
-        let end = if parent == u32::MAX { self.t.len() as u32 } else { self.t[parent as usize + 2] };
-        Some((next, end))
+        Some(words((self.t.subtree_end(r), self.t.siblings_end(r))))
     }
 
     /// An element's string-value, borrowed for a leaf element whose content
@@ -171,4 +168,9 @@ impl<'d> Tape<'d> {
         }
         n.value()
     }
+}
+
+#[inline(always)]
+fn words((a, b): (RecordId, RecordId)) -> (u32, u32) {
+    (a.word(), b.word())
 }

@@ -4,11 +4,13 @@
 //!
 //! Every case is identified as `suite:where` (the catalog line, or the
 //! expression file and line). Cases that do not pass must be listed, with a
-//! reason, in `tests/expected-failures.txt`; the test fails when a listed case
-//! passes or an unlisted one fails, so any change shows up as a diff. The
-//! number of cases found is asserted, so a moved directory fails loudly.
+//! reason, in `conformance/expected-failures/xpath-corpus.txt` (the format of
+//! every expected-failure list, read by the conformance runner's own reader);
+//! the test fails when a listed case passes or an unlisted one fails, so any
+//! change shows up as a diff. The number of cases found is asserted, so a
+//! moved directory fails loudly.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use vtdx_core::{Document, Node};
@@ -377,19 +379,16 @@ fn run_libxml2(base: &Path, res: &mut Results) -> usize {
 
 // ---- the test ---------------------------------------------------------------------------
 
-fn expected_failures() -> BTreeMap<String, String> {
-    let text = include_str!("expected-failures.txt");
-    let mut m = BTreeMap::new();
-    for l in text.lines() {
-        let l = l.trim();
-        if l.is_empty() || l.starts_with('#') {
-            continue;
-        }
-        let (id, reason) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
-        assert!(!reason.trim().is_empty(), "expected-failures.txt: {id} has no reason");
-        m.insert(id.to_string(), reason.trim().to_string());
-    }
-    m
+/// The expected-failure list, read by the one reader of all the runners.
+#[path = "../../../conformance/src/expected.rs"]
+#[allow(dead_code)]
+mod expected;
+
+fn expected_failures() -> expected::ExpectedFailures {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).expect("crates/vtdx-xpath is two levels down");
+    let path = repo.join("conformance/expected-failures/xpath-corpus.txt");
+    assert!(path.is_file(), "the expected-failure list is missing: {}", path.display());
+    expected::ExpectedFailures::read(&path).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
@@ -402,25 +401,7 @@ fn xpath_corpus() {
     let dom4j = res.cases.len() - jaxen;
     let libxml2 = run_libxml2(&root.join("libxml2"), &mut res);
 
-    let expected = expected_failures();
-    let failing: BTreeSet<&String> = res.cases.iter().filter(|(_, r)| r.is_err()).map(|(k, _)| k).collect();
-    let mut report = String::new();
-    for (id, r) in &res.cases {
-        if let Err(m) = r {
-            if !expected.contains_key(id) {
-                report.push_str(&format!("NEW FAILURE {id}: {m}\n"));
-            }
-        }
-    }
-    for id in expected.keys() {
-        if !failing.contains(id) {
-            if res.cases.contains_key(id) {
-                report.push_str(&format!("NOW PASSES (remove from expected-failures.txt) {id}\n"));
-            } else {
-                report.push_str(&format!("UNKNOWN CASE in expected-failures.txt {id}\n"));
-            }
-        }
-    }
+    let report = expected_failures().compare(res.cases.iter().map(|(id, r)| (id.as_str(), r.as_ref().err().map(String::as_str))));
     let per = |p: &str| {
         let total = res.cases.keys().filter(|k| k.starts_with(p)).count();
         let pass = res.cases.iter().filter(|(k, r)| k.starts_with(p) && r.is_ok()).count();
@@ -436,5 +417,5 @@ fn xpath_corpus() {
     // Jaxen: 143 `test` + 153 `valueOf`; dom4j: 90 `test` + 62 `valueOf` + 9 `filter`;
     // libxml2: the expression lines of expr/ and tests/.
     assert_eq!((jaxen, dom4j, libxml2, res.skipped_patterns), (296, 161, 327, 15), "the corpus moved or changed");
-    assert!(report.is_empty(), "\n{report}");
+    assert!(report.is_empty(), "{} differences from the expected failures:\n{}", report.len(), report.join("\n"));
 }

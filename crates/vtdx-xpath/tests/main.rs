@@ -2,4 +2,5 @@
 
 mod corpus;
 mod differential;
+mod shared;
 mod spec;

@@ -3,6 +3,19 @@
 
 use std::path::PathBuf;
 
+/// The reader of the expected-failure lists, shared with the conformance runner
+/// and the XPath corpus test (format: `conformance/README.md`).
+#[path = "../../../../conformance/src/expected.rs"]
+pub mod expected;
+
+/// Reads `conformance/expected-failures/<name>.txt`, which must exist.
+pub fn expected_failures(name: &str) -> expected::ExpectedFailures {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).expect("crates/vtdx-c14n is two levels down");
+    let path = repo.join("conformance/expected-failures").join(format!("{name}.txt"));
+    assert!(path.is_file(), "the expected-failure list is missing: {}", path.display());
+    expected::ExpectedFailures::read(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// The shared corpus: `$VTDX_CORPUS`, else `../shared/corpus` beside the repository.
 /// A missing corpus fails the test loudly.
 pub fn corpus() -> PathBuf {

@@ -5,7 +5,8 @@
 //! element record indices (the *frontier*) and each step maps the whole vector
 //! to the next one with a direct loop over the tape, instead of calling a
 //! closure per node through nested axis iterators. Record indices are in
-//! document order, so sorting a frontier is sorting integers.
+//! document order ([`vtdx_core::tape::RecordId`]), so sorting a frontier is
+//! sorting integers.
 //!
 //! Which steps qualify is decided at compile time (`optimize::frontier_step`);
 //! the steps after them continue from the frontier with the general
@@ -13,13 +14,9 @@
 
 use super::*;
 
-/// The frontier's stand-in for the root node (always first: it precedes
-/// every element in document order).
+/// The frontier's stand-in for the root node (no record has this index; sorted
+/// first by [`sort_records`], as the root precedes every element).
 const ROOT: u32 = u32::MAX;
-
-// The record layout of the tape (docs/index-format.md).
-const KIND_SHIFT: u32 = 28;
-const SYM_MASK: u32 = (1 << KIND_SHIFT) - 1;
 
 /// What is known about a frontier's shape, which decides whether a step's
 /// output needs sorting.
@@ -73,7 +70,7 @@ impl<'a, 'd> Eval<'a, 'd> {
         }
         match test {
             NodeTest::Node | NodeTest::ElementOrRoot | NodeTest::Any => true,
-            NodeTest::Name { slot, .. } | NodeTest::AnyInNs { slot, .. } => self.sym_set(*slot).contains(self.tape.t[r as usize] & SYM_MASK),
+            NodeTest::Name { slot, .. } | NodeTest::AnyInNs { slot, .. } => self.sym_set(*slot).contains(self.tape.symbol(r)),
             _ => false,
         }
     }
@@ -123,13 +120,12 @@ impl<'a, 'd> Eval<'a, 'd> {
     /// (sorted, distinct); returns the shape of `out`.
     fn frontier_step(&self, step: &'a Step, cur: &[u32], shape: Shape, out: &mut Vec<u32>) -> Result<Shape> {
         let tape = self.tape;
-        let t = tape.t;
         match step.axis {
             Axis::Child => {
                 let Some(m) = self.elem_match(&step.test) else { return Ok(shape) };
                 let mut group = Vec::new();
                 for &f in cur {
-                    let range = if f == ROOT { (0, t.len() as u32) } else { tape.element_child_range(f) };
+                    let range = if f == ROOT { tape.root_range() } else { tape.element_child_range(f) };
                     if step.preds.is_empty() {
                         let _ = tape.child_elements(range, |s| m.sym(s), |j| {
                             out.push(j);
@@ -167,7 +163,7 @@ impl<'a, 'd> Eval<'a, 'd> {
                     if f < covered_to {
                         continue;
                     }
-                    covered_to = t[f as usize + 2];
+                    covered_to = tape.next(f);
                     if with_self && self.record_passes(&step.test, f) && self.frontier_filter(step, f)? {
                         out.push(f);
                     }
@@ -180,8 +176,7 @@ impl<'a, 'd> Eval<'a, 'd> {
                     if f == ROOT {
                         continue;
                     }
-                    let p = t[f as usize + 3];
-                    let p = if p == u32::MAX { ROOT } else { p };
+                    let p = tape.parent(f).unwrap_or(ROOT);
                     if self.record_passes(&step.test, p) {
                         out.push(p);
                     }

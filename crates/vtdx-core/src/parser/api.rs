@@ -1,0 +1,280 @@
+//! [`Parser`]: the entry points that turn bytes into a [`Document`] (decoding,
+//! one scanning pass, a second over the expanded text when entities hold markup)
+//! and keep the allocations for the next document.
+
+use std::borrow::Cow;
+
+use crate::document::{Bytes, Document, EntityExpansion, Text};
+use crate::dtd::{Dtd, ExpansionBudget};
+use crate::error::{Error, ErrorKind, LimitKind};
+use crate::input;
+use crate::names::Names;
+use crate::options::ParseOptions;
+
+use super::{Run, State, XmlDecl, QNAME_OK_WITH_DEFAULTS};
+
+/// The product of one parse.
+pub(crate) struct Parsed {
+    pub tape: Vec<u32>,
+    pub names: Names,
+    pub dtd: Option<Box<Dtd>>,
+    pub decl: Option<XmlDecl>,
+    pub root: u32,
+    /// Set when the document had to be expanded: the text the index describes.
+    pub expanded: Option<Vec<u8>>,
+    /// With `expanded`: each reference replaced, in document order.
+    pub regions: Vec<EntityExpansion>,
+}
+
+/// A reusable parser: keeps its allocations (token tape, name tables, stacks)
+/// between documents, the seeds' buffer-reuse mode.
+///
+/// ```
+/// let mut parser = vtdx_core::Parser::new();
+/// for msg in [&b"<a/>"[..], b"<b><c/></b>"] {
+///     let doc = parser.parse(msg).unwrap();
+///     assert!(doc.root_element().name().len() == 1);
+///     parser.recycle(doc); // hand the index allocation back
+/// }
+/// ```
+#[derive(Debug, Default)]
+pub struct Parser {
+    pub(crate) opts: ParseOptions,
+    pub(crate) tape_pool: Vec<u32>,
+    /// The name tables, kept between documents: a reused parser interns each
+    /// name once, not once per document. Shared with the documents it made (a
+    /// document still alive when the next parse starts makes that parse copy them).
+    pub(crate) names_pool: Option<std::sync::Arc<Names>>,
+    /// Documents come back through [`Parser::recycle`]: their index keeps its spare
+    /// capacity for the next parse instead of giving it back.
+    pub(crate) recycling: bool,
+    pub(super) st: State,
+}
+
+impl Parser {
+    /// A parser with default options.
+    pub fn new() -> Parser {
+        Parser::default()
+    }
+    /// A parser with the given options.
+    pub fn with_options(opts: ParseOptions) -> Parser {
+        Parser { opts, ..Parser::default() }
+    }
+    /// The options in use.
+    pub fn options(&self) -> &ParseOptions {
+        &self.opts
+    }
+
+    /// Parses `input`, reusing this parser's allocations.
+    pub fn parse<'a>(&mut self, input: &'a [u8]) -> Result<Document<'a>, Error> {
+        self.parse_bytes(Bytes::Borrowed(input))
+    }
+
+    /// Parses an owned buffer; the document owns it.
+    pub fn parse_owned(&mut self, input: Vec<u8>) -> Result<Document<'static>, Error> {
+        self.parse_bytes(Bytes::Owned(input))
+    }
+
+    /// Memory-maps and parses a file.
+    #[cfg(feature = "mmap")]
+    #[allow(unsafe_code)]
+    pub fn parse_file_mmap(&mut self, path: &std::path::Path) -> std::io::Result<Result<Document<'static>, Error>> {
+        let f = std::fs::File::open(path)?;
+        // SAFETY: the mapping is read-only; the document must not be used while
+        // another process truncates or rewrites the file (documented on
+        // `Document::from_file_mmap`). Empty files cannot be mapped on every OS.
+        if f.metadata()?.len() == 0 {
+            return Ok(self.parse_bytes(Bytes::Owned(Vec::new())));
+        }
+        let m = unsafe { memmap2::Mmap::map(&f)? };
+        Ok(self.parse_bytes(Bytes::Mapped(m)))
+    }
+
+    /// Takes back a document's allocations for the next parse. From then on the
+    /// parser's documents keep their index's spare capacity (the parser expects
+    /// them back), where otherwise a document gives back any spare above an
+    /// eighth of its index.
+    pub fn recycle(&mut self, doc: Document<'_>) {
+        self.recycling = true;
+        if doc.tape.capacity() > self.tape_pool.capacity() {
+            self.tape_pool = doc.tape;
+        }
+        // dropping the document releases its share of the name tables, so the next
+        // parse extends them in place
+        drop(doc.names);
+    }
+
+    /// Decodes `source` and scans it into a document.
+    fn parse_bytes<'a>(&mut self, source: Bytes<'a>) -> Result<Document<'a>, Error> {
+        let decoded = input::decode(&source)?;
+        let encoding = decoded.encoding.clone();
+        let (text, parsed) = match decoded.text {
+            Cow::Borrowed(t) => {
+                let off = t.as_ptr() as usize - source.as_ptr() as usize;
+                // Offsets in errors count the byte-order mark: they are input offsets.
+                let parsed = self.run(t).map_err(|e| {
+                    Error::with_position(e.kind().clone(), e.offset() + off as u64, e.line(), e.column())
+                })?;
+                (Text::Source(off), parsed)
+            }
+            Cow::Owned(v) => {
+                let parsed = self.run(&v)?;
+                (Text::Owned(v), parsed)
+            }
+        };
+        let text = match parsed.expanded {
+            Some(v) => Text::Owned(v),
+            None => text,
+        };
+        let expansions = parsed.regions;
+        let names = std::sync::Arc::new(parsed.names);
+        self.names_pool = Some(names.clone());
+        let mut tape = parsed.tape;
+        if !self.recycling {
+            release_spare(&mut tape);
+        }
+        Ok(Document {
+            source,
+            text,
+            tape,
+            names,
+            dtd: parsed.dtd,
+            decl: parsed.decl,
+            encoding,
+            root: parsed.root,
+            opts: self.opts.clone(),
+            expansions,
+        })
+    }
+
+    pub(crate) fn run(&mut self, text: &[u8]) -> Result<Parsed, Error> {
+        let limits = &self.opts.limits;
+        if text.len() as u64 > limits.max_document_size {
+            return Err(Error::at(
+                ErrorKind::LimitExceeded { limit: LimitKind::DocumentSize, value: text.len() as u64, max: limits.max_document_size },
+                text,
+                0,
+            ));
+        }
+        if text.len() > u32::MAX as usize - 1 {
+            return Err(Error::at(
+                ErrorKind::LimitExceeded { limit: LimitKind::DocumentSize, value: text.len() as u64, max: u32::MAX as u64 - 1 },
+                text,
+                0,
+            ));
+        }
+        let mut tape = std::mem::take(&mut self.tape_pool);
+        tape.clear();
+        // Typical documents need about one word per 5 input bytes.
+        let had = tape.capacity();
+        tape.reserve(text.len() / 5 + 16);
+        #[cfg(all(feature = "mmap", target_os = "linux"))]
+        if tape.capacity() != had {
+            crate::hugepage::advise_huge(&mut tape);
+        }
+        let mut names = match self.names_pool.take() {
+            None => Names::new(),
+            // the previous document still uses the tables: copy them while they are
+            // small (cheaper than interning every name again), else start afresh
+            Some(arc) => std::sync::Arc::try_unwrap(arc).unwrap_or_else(|shared| {
+                if shared.qnames.len() <= 256 {
+                    (*shared).clone()
+                } else {
+                    Names::new()
+                }
+            }),
+        };
+        if names.too_large_to_keep() {
+            names.reset();
+        }
+        let first = self.run_once(text, tape, names, false)?;
+        if self.st.markup_refs.is_empty() {
+            return Ok(first);
+        }
+        // Entities with markup are referenced in content: index the expanded text.
+        let mut regions = Vec::new();
+        let expanded = self.expand(text, &first, &mut regions)?;
+        let tape = first.tape;
+        let names = first.names;
+        let mut second = self.run_once(&expanded, tape, names, true).map_err(|e| {
+            // report the position in the input: inside an expansion, at its reference
+            let o = e.offset() as usize;
+            let mut delta: isize = 0;
+            let mut at = None;
+            for r in &regions {
+                let (os, oe, xs, xe) = (r.reference.start, r.reference.end, r.expansion.start, r.expansion.end);
+                if o < xs {
+                    break;
+                }
+                if o < xe {
+                    at = Some(os);
+                    break;
+                }
+                delta += (xe - xs) as isize - (oe - os) as isize;
+            }
+            let orig = at.unwrap_or_else(|| (o as isize - delta).max(0) as usize).min(text.len());
+            Error::at(e.kind().clone(), text, orig)
+        })?;
+        second.expanded = Some(expanded);
+        second.regions = regions;
+        Ok(second)
+    }
+
+    fn run_once(&mut self, text: &[u8], tape: Vec<u32>, mut names: Names, expanded: bool) -> Result<Parsed, Error> {
+        let st = &mut self.st;
+        st.stack.clear();
+        st.bindings.clear();
+        st.attrs.clear();
+        st.entities.clear();
+        st.markup_refs.clear();
+        if !st.defaults.is_empty() {
+            // the previous document's element types with defaults are ordinary names again
+            for qid in st.defaults.keys() {
+                if let Some(q) = names.qnames.get_mut(*qid as usize).filter(|q| q.qname_ok == QNAME_OK_WITH_DEFAULTS) {
+                    q.qname_ok = 1;
+                }
+            }
+            st.defaults.clear();
+        }
+        let q_xml = names.intern_qname(b"xml");
+        let q_xmlns = names.intern_qname(b"xmlns");
+        let mut tape = tape;
+        tape.clear();
+        let mut run = Run {
+            opts: &self.opts,
+            st,
+            tape,
+            names,
+            dtd: None,
+            budget: ExpansionBudget::new(&self.opts, text.len()),
+            ns_on: self.opts.namespaces,
+            q_xml,
+            q_xmlns,
+            fragment_depth: 0,
+            expanded,
+            lean: true,
+        };
+        match run.document(text) {
+            Ok((decl, root)) => Ok(Parsed { tape: run.tape, names: run.names, dtd: run.dtd, decl, root, expanded: None, regions: Vec::new() }),
+            Err(e) => {
+                // keep what was interned and the tape allocation for the next document
+                self.names_pool = Some(std::sync::Arc::new(run.names));
+                self.tape_pool = run.tape;
+                Err(e)
+            }
+        }
+    }
+}
+
+
+/// Gives back the tape's spare capacity when it is more than an eighth of what
+/// is used and more than 4 KiB: the parser reserves for dense documents (a word
+/// per 5 input bytes; typical documents use a word per 8), and a document that is
+/// kept should hold only its index. Small documents keep their few spare bytes
+/// (a shrink would cost more than it saves). A large allocation shrinks in place.
+fn release_spare(tape: &mut Vec<u32>) {
+    let spare = tape.capacity() - tape.len();
+    if spare * 4 > 4096 && spare > tape.len() / 8 {
+        tape.shrink_to_fit();
+    }
+}
