@@ -1873,3 +1873,72 @@ fn set_text_keeps_first_and_last_children_added() {
         assert_eq!(out, "<a><b><y/>T<z/></b></a>", "{src}");
     }
 }
+
+/// XML 1.0 §2.2 `Char` excludes most C0 controls, U+FFFE and U+FFFF, and no
+/// reference can stand for them: every call that writes text or a value refuses
+/// them (the `edit` fuzz target found set_text, set_attribute, set_value and
+/// append_text writing them; testdata/regressions/edit/err_*_control_character).
+#[test]
+fn characters_outside_char_are_refused_in_every_value() {
+    let doc = Document::parse(b"<a x='1'>t<!--c--><b/></a>").unwrap();
+    let a = doc.root_element();
+    let x = a.attribute_node("x").unwrap();
+    let text = a.first_child().unwrap();
+    let comment = text.next_sibling().unwrap();
+    let b = a.first_element_child().unwrap();
+    for bad in ["\u{1}", "ok\u{1f}", "\u{fffe}", "\u{ffff}"] {
+        let c = bad.chars().find(|&c| !vtdx_core::is_xml_char(c as u32)).unwrap();
+        let mut ed = Editor::new(&doc);
+        let results = [
+            ed.set_text(a, bad),
+            ed.set_attribute(a, "y", bad),
+            ed.set_attribute(a, "x", bad),
+            ed.set_value(x, bad),
+            ed.set_value(text, bad),
+            ed.set_value(comment, bad),
+            ed.append_text(a, bad),
+            ed.insert_text_before(b, bad),
+            ed.insert_text_after(b, bad),
+        ];
+        for (i, r) in results.into_iter().enumerate() {
+            assert!(matches!(r, Err(EditError::InvalidChar(got)) if got == c), "call {i} with {bad:?}: {r:?}");
+        }
+        assert!(ed.is_empty(), "a refused edit records nothing");
+    }
+    // tab, LF and CR are characters (written escaped where they must be)
+    let mut ed = Editor::new(&doc);
+    ed.set_attribute(a, "y", "a\tb\nc").unwrap();
+    ed.append_text(a, "\r\n").unwrap();
+    let out = ed.to_vec().unwrap();
+    let again = Document::parse(&out).unwrap();
+    assert_eq!(again.root_element().attribute("y").as_deref(), Some("a\tb\nc"));
+}
+
+/// Namespaces in XML 1.0 §3: reserved prefixes and names, and no undeclaring of a
+/// prefix in 1.0 (testdata/regressions/edit/err_set_attribute_undeclares_prefix).
+#[test]
+fn namespace_declarations_obey_the_reserved_names() {
+    let doc = Document::parse(b"<a xmlns:p='urn:p'/>").unwrap();
+    let a = doc.root_element();
+    let p = a.namespace_declarations().next().unwrap();
+    let xml = "http://www.w3.org/XML/1998/namespace";
+    let xmlns = "http://www.w3.org/2000/xmlns/";
+    let refused: [(&str, &str); 6] = [("xmlns:q", ""), ("xmlns:xmlns", "urn:x"), ("xmlns:xml", "urn:x"), ("xmlns:q", xml), ("xmlns", xml), ("xmlns:q", xmlns)];
+    for (name, value) in refused {
+        let mut ed = Editor::new(&doc);
+        let r = ed.set_attribute(a, name, value);
+        assert!(matches!(r, Err(EditError::ReservedNamespace(_))), "{name}={value:?}: {r:?}");
+    }
+    let mut ed = Editor::new(&doc);
+    assert!(matches!(ed.set_value(p, ""), Err(EditError::ReservedNamespace(_))));
+    // allowed: xml bound to its own name, xmlns="" (undeclaring the default), a new prefix
+    for (name, value) in [("xmlns:xml", xml), ("xmlns", ""), ("xmlns:q", "urn:q"), ("xmlnsish", "")] {
+        let mut ed = Editor::new(&doc);
+        ed.set_attribute(a, name, value).unwrap_or_else(|e| panic!("{name}={value:?}: {e}"));
+        assert!(Document::parse(&ed.to_vec().unwrap()).is_ok(), "{name}={value:?}");
+    }
+    // without namespaces these are ordinary attributes
+    let doc = Document::parse_with(b"<a/>", &ParseOptions::new().namespaces(false)).unwrap();
+    let mut ed = Editor::new(&doc);
+    ed.set_attribute(doc.root_element(), "xmlns:q", "").unwrap();
+}

@@ -94,6 +94,14 @@ pub enum EditError {
     Unencodable { ch: char, encoding: String },
     /// Raw bytes to insert into a document that is not UTF-8 are not UTF-8.
     InvalidBytes,
+    /// Text or a value to write holds a character XML 1.0 does not allow anywhere,
+    /// not even as a character reference (production `Char`: most C0 controls,
+    /// U+FFFE, U+FFFF).
+    InvalidChar(char),
+    /// A namespace declaration that Namespaces in XML 1.0 forbids: undeclaring a
+    /// prefix (`xmlns:p=""`), declaring `xmlns`, binding `xml` to another name or
+    /// its name to another prefix, or binding the `xmlns` namespace name.
+    ReservedNamespace(String),
     /// The attribute is supplied by a default of the internal subset
     /// ([`Node::is_specified`] is false): it has no bytes to remove or rename.
     /// [`Editor::set_attribute`] (or [`Editor::set_value`]) writes it explicitly.
@@ -125,6 +133,8 @@ impl fmt::Display for EditError {
                 *ch as u32
             ),
             EditError::InvalidBytes => write!(f, "raw bytes for a document that is not UTF-8 must be UTF-8"),
+            EditError::ReservedNamespace(detail) => write!(f, "{detail}"),
+            EditError::InvalidChar(c) => write!(f, "character U+{:04X} is not allowed in XML (production Char), not even as a reference", *c as u32),
             EditError::Io(e) => write!(f, "write failed: {e}"),
         }
     }
@@ -357,11 +367,13 @@ impl<'d> Editor<'d> {
 
     /// Inserts character data (escaped) just before a node.
     pub fn insert_text_before(&mut self, node: Node<'d>, text: &str) -> Result<(), EditError> {
+        check_chars(text)?;
         self.insert_at(node, escape_text(text).as_bytes(), true, true, Ctx::Text)
     }
 
     /// Inserts character data (escaped) just after a node.
     pub fn insert_text_after(&mut self, node: Node<'d>, text: &str) -> Result<(), EditError> {
+        check_chars(text)?;
         self.insert_at(node, escape_text(text).as_bytes(), false, true, Ctx::Text)
     }
 
@@ -397,6 +409,7 @@ impl<'d> Editor<'d> {
 
     /// Appends character data (escaped) as the last content of an element.
     pub fn append_text(&mut self, element: Node<'d>, text: &str) -> Result<(), EditError> {
+        check_chars(text)?;
         self.child_insert(element, escape_text(text).as_bytes(), false, false, Ctx::Text)
     }
 
@@ -495,6 +508,10 @@ impl<'d> Editor<'d> {
     /// escaped for an attribute in double quotes. Setting one new attribute twice
     /// keeps the last value.
     pub fn set_attribute(&mut self, element: Node<'d>, qname: &str, value: &str) -> Result<(), EditError> {
+        check_chars(value)?;
+        if self.doc.options().namespaces {
+            check_declaration(qname, value)?;
+        }
         if !element.is_element() {
             return Err(EditError::WrongNodeKind { operation: "set an attribute on", kind: element.kind() });
         }
@@ -557,6 +574,7 @@ impl<'d> Editor<'d> {
     /// a CDATA section's content, an attribute's value, a comment's content, a PI's
     /// data. For an element, the same as [`Editor::set_text`].
     pub fn set_value(&mut self, node: Node<'d>, value: &str) -> Result<(), EditError> {
+        check_chars(value)?;
         let t = self.doc.text();
         match node.kind() {
             NodeKind::Text => {
@@ -573,6 +591,9 @@ impl<'d> Editor<'d> {
                 return self.set_attribute(owner, node.name(), value);
             }
             NodeKind::Attribute => {
+                if node.is_namespace_declaration() && self.doc.options().namespaces {
+                    check_declaration(node.name(), value)?;
+                }
                 let owner = node.parent().unwrap_or(self.doc.root());
                 let r = node.value_range().unwrap_or(0..0);
                 let q = t[r.start - 1];
@@ -615,6 +636,7 @@ impl<'d> Editor<'d> {
     /// [`Editor::prepend_child`] / [`Editor::append_child`], which stays before /
     /// after the new text.
     pub fn set_text(&mut self, element: Node<'d>, text: &str) -> Result<(), EditError> {
+        check_chars(text)?;
         if !element.is_element() {
             return self.set_value(element, text);
         }
@@ -682,5 +704,42 @@ impl<'d> Editor<'d> {
             }
             k => Err(EditError::WrongNodeKind { operation: "rename", kind: k }),
         }
+    }
+}
+
+/// Text and values the Editor escapes must consist of XML characters: a
+/// character outside `Char` cannot be written at all (escaping cannot help).
+fn check_chars(s: &str) -> Result<(), EditError> {
+    match s.chars().find(|&c| !crate::chars::is_xml_char(c as u32)) {
+        Some(c) => Err(EditError::InvalidChar(c)),
+        None => Ok(()),
+    }
+}
+
+/// The rules of Namespaces in XML 1.0 (§3, "Reserved Prefixes and Namespace
+/// Names"; "Prefix Declared": no empty prefixed declaration in 1.0) for a
+/// declaration `qname="value"` about to be written. Other attributes pass.
+fn check_declaration(qname: &str, value: &str) -> Result<(), EditError> {
+    use crate::names::{XMLNS_NAMESPACE, XML_NAMESPACE};
+    let prefix = match qname.strip_prefix("xmlns") {
+        Some("") => None,
+        Some(rest) => match rest.strip_prefix(':') {
+            Some(p) => Some(p),
+            None => return Ok(()), // `xmlnsfoo`: an ordinary attribute name
+        },
+        None => return Ok(()),
+    };
+    let problem = match prefix {
+        Some("xmlns") => Some("the prefix `xmlns` cannot be declared".to_string()),
+        Some("xml") if value != XML_NAMESPACE => Some(format!("the prefix `xml` can only be bound to {XML_NAMESPACE}")),
+        Some("xml") => None,
+        _ if value == XML_NAMESPACE => Some(format!("only the prefix `xml` can be bound to {XML_NAMESPACE}")),
+        _ if value == XMLNS_NAMESPACE => Some(format!("{XMLNS_NAMESPACE} cannot be bound to a prefix")),
+        Some(p) if value.is_empty() => Some(format!("the prefix `{p}` cannot be undeclared (`xmlns:{p}=\"\"`) in XML 1.0")),
+        _ => None,
+    };
+    match problem {
+        Some(detail) => Err(EditError::ReservedNamespace(detail)),
+        None => Ok(()),
     }
 }
