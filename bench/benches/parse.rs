@@ -18,14 +18,21 @@ fn parse(c: &mut Criterion) {
     let docs = vtdx_bench::documents();
     for (name, bytes) in &docs {
         if let Ok(doc) = vtdx::Document::parse(bytes) {
-            eprintln!("{name}: {} bytes, vtdx index {} bytes ({:.3} per input byte)", bytes.len(), doc.index_bytes(), doc.index_bytes() as f64 / bytes.len() as f64);
+            eprintln!(
+                "{name}: {} bytes, vtdx index {} bytes ({:.3} per input byte)",
+                bytes.len(),
+                doc.index_bytes(),
+                doc.index_bytes() as f64 / bytes.len() as f64
+            );
         }
         let mut g = c.benchmark_group(format!("parse/{name}"));
         g.throughput(Throughput::Bytes(bytes.len() as u64));
         if bytes.len() > 4_000_000 {
             g.sample_size(10);
         }
-        g.bench_with_input(BenchmarkId::new("vtdx", "fresh"), bytes, |b, x| b.iter(|| black_box(vtdx::Document::parse(x).unwrap().tape().len())));
+        g.bench_with_input(BenchmarkId::new("vtdx", "fresh"), bytes, |b, x| {
+            b.iter(|| black_box(vtdx::Document::parse(x).unwrap().tape().len()))
+        });
         let mut parser = vtdx::Parser::new();
         g.bench_with_input(BenchmarkId::new("vtdx", "reuse"), bytes, |b, x| {
             b.iter(|| {

@@ -219,10 +219,7 @@ pub fn current_rss() -> u64 {
 
 fn proc_status_kb(key: &str) -> u64 {
     let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines()
-        .find(|l| l.starts_with(key))
-        .and_then(|l| l[key.len()..].trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
+    s.lines().find(|l| l.starts_with(key)).and_then(|l| l[key.len()..].trim().trim_end_matches("kB").trim().parse().ok()).unwrap_or(0)
 }
 
 /// Splits a message bundle (the many-small-messages workload: messages separated by

@@ -32,7 +32,8 @@ pub fn documents() -> Vec<(String, Vec<u8>)> {
         .iter()
         .map(|f| {
             let p = root.join(f);
-            let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("benchmark document {} is missing: {e} (set VTDX_CORPUS)", p.display()));
+            let bytes =
+                std::fs::read(&p).unwrap_or_else(|e| panic!("benchmark document {} is missing: {e} (set VTDX_CORPUS)", p.display()));
             let name = f.rsplit('/').next().unwrap_or(f).trim_end_matches(".xml").to_string();
             (name, bytes)
         })

@@ -177,8 +177,7 @@ fn write_element(doc: &Document<'_>, root: Node<'_>, opts: &ParseOptions, out: &
 
 fn open_tag(doc: &Document<'_>, e: Node<'_>, opts: &ParseOptions, out: &mut String) -> Result<(), String> {
     let name = e.name();
-    let mut attrs: Vec<(String, String)> =
-        e.all_attributes().map(|a| (a.name().to_string(), a.value().into_owned())).collect();
+    let mut attrs: Vec<(String, String)> = e.all_attributes().map(|a| (a.name().to_string(), a.value().into_owned())).collect();
     if let Some(dtd) = doc.dtd() {
         for decl in dtd.attributes_of(name) {
             let raw = match &decl.default {
@@ -237,8 +236,10 @@ mod tests {
 
     #[test]
     fn basics() {
-        assert_eq!(canon("<?xml version='1.0'?><!--c--><a b='1' a='&lt;'>x<![CDATA[<y>]]><e/></a>\n"),
-            "<a a=\"&lt;\" b=\"1\">x&lt;y&gt;<e></e></a>");
+        assert_eq!(
+            canon("<?xml version='1.0'?><!--c--><a b='1' a='&lt;'>x<![CDATA[<y>]]><e/></a>\n"),
+            "<a a=\"&lt;\" b=\"1\">x&lt;y&gt;<e></e></a>"
+        );
         assert_eq!(canon("<a>\t\r\n\"</a>"), "<a>&#9;&#10;&quot;</a>");
         assert_eq!(canon("<?pi?><a><?x  y ?></a><?z?>"), "<?pi ?><a><?x y ?></a><?z ?>");
     }

@@ -90,11 +90,7 @@ fn crate_dir() -> PathBuf {
 fn corpus_root() -> Result<PathBuf, String> {
     if let Some(v) = std::env::var_os("VTDX_CORPUS") {
         let p = PathBuf::from(v);
-        return if p.is_dir() {
-            Ok(p)
-        } else {
-            Err(format!("VTDX_CORPUS is set to {} but that is not a directory", p.display()))
-        };
+        return if p.is_dir() { Ok(p) } else { Err(format!("VTDX_CORPUS is set to {} but that is not a directory", p.display())) };
     }
     let mut candidates = Vec::new();
     if let Some(repo) = Path::new(env!("CARGO_MANIFEST_DIR")).parent() {
@@ -300,11 +296,8 @@ fn real_main() -> Result<bool, String> {
     println!("xmlconf: {} ({} TEST elements)", xmlconf.display(), all.len());
     runner::install_panic_hook();
     let started = Instant::now();
-    let selected: Vec<(usize, &TestCase)> = all
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| args.filter.as_deref().is_none_or(|f| t.id.contains(f) || t.uri.contains(f)))
-        .collect();
+    let selected: Vec<(usize, &TestCase)> =
+        all.iter().enumerate().filter(|(_, t)| args.filter.as_deref().is_none_or(|f| t.id.contains(f) || t.uri.contains(f))).collect();
     if selected.is_empty() {
         return Err(format!("--filter {:?} matches no test", args.filter.unwrap_or_default()));
     }
@@ -356,12 +349,7 @@ fn real_main() -> Result<bool, String> {
         println!("{name:<width$}  {frac:>11}  {:>5.1}%  {}", pct(s.passed, s.applicable), skipped_text(s));
     }
     let frac = format!("{}/{}", total.passed, total.applicable);
-    println!(
-        "{:<width$}  {frac:>11}  {:>5.1}%  {}",
-        "overall",
-        pct(total.passed, total.applicable),
-        skipped_text(&total)
-    );
+    println!("{:<width$}  {frac:>11}  {:>5.1}%  {}", "overall", pct(total.passed, total.applicable), skipped_text(&total));
 
     let compared = records.iter().filter(|(_, _, r)| r.output_compared).count();
     let compared_ok = records.iter().filter(|(_, _, r)| r.output_compared && matches!(r.verdict, Verdict::Pass)).count();
@@ -369,9 +357,7 @@ fn real_main() -> Result<bool, String> {
     let err_acc = records.iter().filter(|(_, _, r)| r.error_accepted == Some(true)).count();
     let err_rej = records.iter().filter(|(_, _, r)| r.error_accepted == Some(false)).count();
     println!();
-    println!(
-        "canonical output: {compared_ok}/{compared} match; {out_external} OUTPUT files not compared (test needs external entities)"
-    );
+    println!("canonical output: {compared_ok}/{compared} match; {out_external} OUTPUT files not compared (test needs external entities)");
     println!("TYPE=error tests (either outcome passes): {err_acc} accepted, {err_rej} rejected");
     let ignore = records.iter().filter(|(_, t, _)| t.entities != "none").count();
     let refused: Vec<_> = records.iter().filter(|(_, _, r)| r.refused_external.is_some()).collect();
@@ -385,7 +371,10 @@ fn real_main() -> Result<bool, String> {
             println!("  {} [{}] {}: {}", t.id, t.ty.as_str(), t.uri, r.refused_external.as_deref().unwrap_or_default());
         }
     }
-    println!("parsed on {} worker thread(s), through the per-thread parser (default options) and one reused parser per other option set", runner.workers);
+    println!(
+        "parsed on {} worker thread(s), through the per-thread parser (default options) and one reused parser per other option set",
+        runner.workers
+    );
     let either: Vec<_> = records.iter().filter(|(_, _, r)| matches!(r.verdict, Verdict::Skip(SKIP_EXTERNAL))).collect();
     if !either.is_empty() {
         let rejected = either.iter().filter(|(_, _, r)| matches!(r.parse, Some(Err(_)))).count();
@@ -405,23 +394,17 @@ fn real_main() -> Result<bool, String> {
     println!("ran {} of {} tests in {:.2} s", records.len(), all.len(), elapsed.as_secs_f64());
 
     // ---- time guard --------------------------------------------------------------
-    let slow: Vec<_> = records
-        .iter()
-        .filter(|(_, _, r)| r.parse_time.is_some_and(|d| d > SLOW_PARSE))
-        .collect();
+    let slow: Vec<_> = records.iter().filter(|(_, _, r)| r.parse_time.is_some_and(|d| d > SLOW_PARSE)).collect();
     if !slow.is_empty() {
         ok = false;
-        let lines: Vec<String> = slow
-            .iter()
-            .map(|(_, t, r)| format!("{}: {:.3} s ({})", t.id, r.parse_time.unwrap_or_default().as_secs_f64(), t.uri))
-            .collect();
+        let lines: Vec<String> =
+            slow.iter().map(|(_, t, r)| format!("{}: {:.3} s ({})", t.id, r.parse_time.unwrap_or_default().as_secs_f64(), t.uri)).collect();
         loud(&format!("{} test documents took over {} s to parse:\n{}", slow.len(), SLOW_PARSE.as_secs(), lines.join("\n")));
     }
 
     // ---- failures ------------------------------------------------------------------
     let reasons = expected.reasons();
-    let failing: Vec<&(usize, &TestCase, Record)> =
-        records.iter().filter(|(_, _, r)| matches!(r.verdict, Verdict::Fail(_))).collect();
+    let failing: Vec<&(usize, &TestCase, Record)> = records.iter().filter(|(_, _, r)| matches!(r.verdict, Verdict::Fail(_))).collect();
     if args.verbose {
         if !failing.is_empty() {
             println!("\nfailures:");
@@ -496,12 +479,7 @@ fn real_main() -> Result<bool, String> {
         return Ok(ok);
     }
 
-    println!(
-        "\nexpected failures ({}): {} listed; {} failing now",
-        expected_path.display(),
-        expected.entries.len(),
-        failing.len()
-    );
+    println!("\nexpected failures ({}): {} listed; {} failing now", expected_path.display(), expected.entries.len(), failing.len());
     if !unexpected.is_empty() {
         ok = false;
         println!("\nUNEXPECTED FAILURES ({}), not in the expected-failures list:", unexpected.len());

@@ -212,7 +212,9 @@ fn rox_options<'a>() -> roxmltree::ParsingOptions<'a> {
 /// peer reports); `Err` says why the peer refused the document.
 fn count_elements(peer: &str, x: &[u8]) -> Result<u64, String> {
     match peer {
-        "vtdx" | "vtdx-cold" | "vtdx-reuse" => vtdx::Document::parse(x).map(|d| d.record_counts().elements as u64).map_err(|e| e.to_string()),
+        "vtdx" | "vtdx-cold" | "vtdx-reuse" => {
+            vtdx::Document::parse(x).map(|d| d.record_counts().elements as u64).map_err(|e| e.to_string())
+        }
         "quick-xml" => quick_xml_events(x).map(|(_, elems)| elems),
         "roxmltree" => {
             let s = std::str::from_utf8(x).map_err(|e| format!("roxmltree parses UTF-8 &str only: {e}"))?;
@@ -221,7 +223,9 @@ fn count_elements(peer: &str, x: &[u8]) -> Result<u64, String> {
         }
         "simdxml" => {
             let ix = simdxml::parse(x).map_err(|e| e.to_string())?;
-            Ok((0..ix.tag_count()).filter(|&i| matches!(ix.tag_type(i), simdxml::index::TagType::Open | simdxml::index::TagType::SelfClose)).count() as u64)
+            Ok((0..ix.tag_count())
+                .filter(|&i| matches!(ix.tag_type(i), simdxml::index::TagType::Open | simdxml::index::TagType::SelfClose))
+                .count() as u64)
         }
         _ => unreachable!("unknown peer {peer}"),
     }
@@ -269,13 +273,11 @@ fn parse_cell(args: &Args, peer: &str, f: &str, x: &[u8]) {
         "quick-xml" => measure(p, || {
             black_box(quick_xml_events(black_box(x)).unwrap());
         }),
-        "roxmltree" => {
-            measure(p, || {
-                let s = std::str::from_utf8(black_box(x)).unwrap();
-                let d = roxmltree::Document::parse_with_options(s, rox_options()).unwrap();
-                black_box(d.root().first_child());
-            })
-        }
+        "roxmltree" => measure(p, || {
+            let s = std::str::from_utf8(black_box(x)).unwrap();
+            let d = roxmltree::Document::parse_with_options(s, rox_options()).unwrap();
+            black_box(d.root().first_child());
+        }),
         "simdxml" => measure(p, || {
             black_box(simdxml::parse(black_box(x)).unwrap().tag_count());
         }),
@@ -529,14 +531,12 @@ fn many_cell(args: &Args, peer: &str, f: &str, bundle: &[u8]) {
                 black_box(quick_xml_events(m).unwrap());
             }
         }),
-        "roxmltree" => {
-            measure(p, || {
-                for m in &msgs {
-                    let d = roxmltree::Document::parse_with_options(std::str::from_utf8(m).unwrap(), rox_options()).unwrap();
-                    black_box(d.root().first_child());
-                }
-            })
-        }
+        "roxmltree" => measure(p, || {
+            for m in &msgs {
+                let d = roxmltree::Document::parse_with_options(std::str::from_utf8(m).unwrap(), rox_options()).unwrap();
+                black_box(d.root().first_child());
+            }
+        }),
         "simdxml" => measure(p, || {
             for m in &msgs {
                 black_box(simdxml::parse(m).unwrap().tag_count());
@@ -626,7 +626,11 @@ fn memory_cell(peer: &str, f: &str, x: &[u8]) {
         _ => unreachable!(),
     };
     let mut l = Line::new(peer, "memory", f);
-    l.str("status", "ok").int("bytes", x.len() as u64).int("base_rss", base).int("peak_rss", peak).int("delta_bytes", peak.saturating_sub(base));
+    l.str("status", "ok")
+        .int("bytes", x.len() as u64)
+        .int("base_rss", base)
+        .int("peak_rss", peak)
+        .int("delta_bytes", peak.saturating_sub(base));
     if let Some(v) = index_bytes {
         l.int("index_bytes", v);
     }

@@ -49,7 +49,9 @@ fn c14n(c: &mut Criterion) {
         });
         if let Some(bd) = body(&doc) {
             g.throughput(Throughput::Bytes(bd.range().len() as u64));
-            g.bench_with_input(BenchmarkId::new("exc-c14n", "Body"), &bd, |b, &bd| b.iter(|| exc.canonicalize_subtree(bd, &mut std::io::sink()).unwrap()));
+            g.bench_with_input(BenchmarkId::new("exc-c14n", "Body"), &bd, |b, &bd| {
+                b.iter(|| exc.canonicalize_subtree(bd, &mut std::io::sink()).unwrap())
+            });
         }
         g.finish();
     }

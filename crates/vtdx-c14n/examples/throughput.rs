@@ -28,11 +28,15 @@ fn main() {
             Some(v) => PathBuf::from(v),
             None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
         };
-        files = ["po_big.xml", "po_16mb.xml", "soap_big.xml", "soap_wss_2k.xml"].iter().map(|n| base.join("bench/generated").join(n)).collect();
+        files =
+            ["po_big.xml", "po_16mb.xml", "soap_big.xml", "soap_wss_2k.xml"].iter().map(|n| base.join("bench/generated").join(n)).collect();
     }
     let exc = Canonicalizer::new(Algorithm::ExcC14n10);
     let inc = Canonicalizer::new(Algorithm::C14n10);
-    println!("{:<18} {:>10} {:>9} {:>10} {:>10} {:>12} {:>12} {:>12}", "file", "bytes", "parse", "exc doc", "c14n doc", "parse+exc", "exc Body", "exc Body/p");
+    println!(
+        "{:<18} {:>10} {:>9} {:>10} {:>10} {:>12} {:>12} {:>12}",
+        "file", "bytes", "parse", "exc doc", "c14n doc", "parse+exc", "exc Body", "exc Body/p"
+    );
     for f in files {
         let bytes = std::fs::read(&f).expect("read");
         let parse = median(|| drop(Document::parse(&bytes).unwrap()), bytes.len());

@@ -232,7 +232,8 @@ pub(crate) fn defaults_of<'d>(doc: &'d Document<'d>, e: Node<'d>, binding: &dyn 
         let text = doc.text();
         let mut budget = ExpansionBudget::new(doc.options(), text.len());
         let cdata = ad.ty == AttType::Cdata;
-        let v = normalize_attribute_value(value, text, ad.decl_offset, Some(dtd), cdata, &mut budget, 0).unwrap_or(Cow::Borrowed(value.as_str()));
+        let v = normalize_attribute_value(value, text, ad.decl_offset, Some(dtd), cdata, &mut budget, 0)
+            .unwrap_or(Cow::Borrowed(value.as_str()));
         atts.push(Att { ns, local, qname: name, value: v });
     }
 }
@@ -242,7 +243,13 @@ pub(crate) fn defaults_of<'d>(doc: &'d Document<'d>, e: Node<'d>, binding: &dyn 
 /// C14N 1.0 §2.4 all of them, C14N 1.1 §2.4 `xml:lang` and `xml:space`, with
 /// `xml:base` fixed up (join-URI-References over the omitted ancestors).
 /// `atts` holds `e`'s own attributes in the node-set.
-pub(crate) fn inherit_xml_attrs<'d>(doc: &'d Document<'d>, alg: Algorithm, e: Node<'d>, ancestors: &[(Node<'d>, bool)], atts: &mut Vec<Att<'d>>) {
+pub(crate) fn inherit_xml_attrs<'d>(
+    doc: &'d Document<'d>,
+    alg: Algorithm,
+    e: Node<'d>,
+    ancestors: &[(Node<'d>, bool)],
+    atts: &mut Vec<Att<'d>>,
+) {
     let c11 = alg == Algorithm::C14n11;
     let dtd_atts = doc.dtd().is_some_and(|d| !d.attributes.is_empty());
     let own_names: Vec<&str> = {

@@ -63,7 +63,13 @@ struct Engine<'d, 'c, 'w, W: Write + ?Sized> {
 
 impl<'d, 'c, 'w, W: Write + ?Sized> Engine<'d, 'c, 'w, W> {
     fn marks(&self) -> Marks {
-        Marks { scope: self.scope.len(), ctx: self.ctx.len(), ctx_frames: self.ctx_frames.len(), x: self.xstack.len(), x_frames: self.xframes.len() }
+        Marks {
+            scope: self.scope.len(),
+            ctx: self.ctx.len(),
+            ctx_frames: self.ctx_frames.len(),
+            x: self.xstack.len(),
+            x_frames: self.xframes.len(),
+        }
     }
 
     fn restore(&mut self, m: Marks) {

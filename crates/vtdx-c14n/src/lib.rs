@@ -194,7 +194,11 @@ impl Canonicalizer {
             .iter()
             .map(|p| {
                 let p = p.as_ref();
-                if p == "#default" { String::new() } else { p.to_string() }
+                if p == "#default" {
+                    String::new()
+                } else {
+                    p.to_string()
+                }
             })
             .collect();
         self.prefixes.sort();

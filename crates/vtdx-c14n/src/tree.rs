@@ -28,8 +28,8 @@ use vtdx_core::tape::{RecordId, RecordKind, Tape};
 use vtdx_core::{DescendantElements, Document, Names, Node, NsId, Sym, NS_NONE};
 
 use crate::common::{self, lookup, Att, Sink};
-use crate::small::Stack;
 use crate::escape;
+use crate::small::Stack;
 use crate::{Algorithm, C14nError, Canonicalizer};
 
 const NO_SPAN: (usize, usize) = (usize::MAX, usize::MAX);
@@ -148,11 +148,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         }
         match self.els.peek() {
             Some(n) if n.range().start == start => *n,
-            _ => self
-                .apex
-                .descendant_elements()
-                .find(|n| n.range().start == start)
-                .unwrap_or(self.apex),
+            _ => self.apex.descendant_elements().find(|n| n.range().start == start).unwrap_or(self.apex),
         }
     }
 
@@ -422,7 +418,11 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                     let n = tape.attribute_ordinal(i, j);
                     let node = self.node_for(start);
                     let v = node.all_attributes().nth(n).map(|a| a.value()).unwrap_or_default();
-                    if v.is_empty() { NS_NONE } else { names.find_ns(&v).unwrap_or(NS_NONE) }
+                    if v.is_empty() {
+                        NS_NONE
+                    } else {
+                        names.find_ns(&v).unwrap_or(NS_NONE)
+                    }
                 };
                 self.scope.push((prefix, ns));
             } else {
@@ -761,7 +761,10 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             ds += 1;
         }
         let data = &raw[ds..raw.len() - 2];
-        if self.fast && memchr::memchr(b'\r', raw).is_none() && (if data.is_empty() { te == raw.len() - 2 } else { ds == te + 1 && raw[te] == b' ' }) {
+        if self.fast
+            && memchr::memchr(b'\r', raw).is_none()
+            && (if data.is_empty() { te == raw.len() - 2 } else { ds == te + 1 && raw[te] == b' ' })
+        {
             return self.raw(r);
         }
         self.end_span()?;

@@ -59,8 +59,14 @@ fn subtree_inherits_namespaces_and_xml_attributes() {
     let doc = Document::parse(xml.as_bytes()).unwrap();
     let x = find(&doc, "p:x");
     let out = |alg| String::from_utf8(Canonicalizer::new(alg).subtree_to_vec(x).unwrap()).unwrap();
-    assert_eq!(out(Algorithm::C14n10), r#"<p:x xmlns:p="urn:p" xmlns:u="urn:unused" xml:base="b/" xml:lang="fr" xml:space="preserve">t</p:x>"#);
-    assert_eq!(out(Algorithm::C14n11), r#"<p:x xmlns:p="urn:p" xmlns:u="urn:unused" xml:base="a/b/" xml:lang="fr" xml:space="preserve">t</p:x>"#);
+    assert_eq!(
+        out(Algorithm::C14n10),
+        r#"<p:x xmlns:p="urn:p" xmlns:u="urn:unused" xml:base="b/" xml:lang="fr" xml:space="preserve">t</p:x>"#
+    );
+    assert_eq!(
+        out(Algorithm::C14n11),
+        r#"<p:x xmlns:p="urn:p" xmlns:u="urn:unused" xml:base="a/b/" xml:lang="fr" xml:space="preserve">t</p:x>"#
+    );
     assert_eq!(out(Algorithm::ExcC14n10), r#"<p:x xmlns:p="urn:p" xml:lang="fr">t</p:x>"#);
 }
 
@@ -70,7 +76,10 @@ fn exclusive_prefix_list() {
     let doc = Document::parse(xml.as_bytes()).unwrap();
     let x = find(&doc, "x");
     let c = Canonicalizer::new(Algorithm::ExcC14n10).inclusive_prefix_list("a #default");
-    assert_eq!(String::from_utf8(c.subtree_to_vec(x).unwrap()).unwrap(), r#"<x xmlns="urn:d" xmlns:a="urn:a"><b:y xmlns:b="urn:b"></b:y></x>"#);
+    assert_eq!(
+        String::from_utf8(c.subtree_to_vec(x).unwrap()).unwrap(),
+        r#"<x xmlns="urn:d" xmlns:a="urn:a"><b:y xmlns:b="urn:b"></b:y></x>"#
+    );
 }
 
 #[test]
@@ -112,7 +121,8 @@ fn whitespace_outside_the_document_element() {
 #[test]
 fn dtd_defaults_entities_and_types() {
     // a character reference in a default stays the character; a literal tab becomes a space
-    let xml = "<!DOCTYPE r [<!ATTLIST r d CDATA 'x&#9;y\tz' t NMTOKENS #IMPLIED><!ENTITY e 'E&#38;amp;'>]><r t='  a   b '>&e;<![CDATA[<&>]]></r>";
+    let xml =
+        "<!DOCTYPE r [<!ATTLIST r d CDATA 'x&#9;y\tz' t NMTOKENS #IMPLIED><!ENTITY e 'E&#38;amp;'>]><r t='  a   b '>&e;<![CDATA[<&>]]></r>";
     assert_eq!(c14n(Algorithm::C14n10, xml), r#"<r d="x&#x9;y z" t="a b">E&amp;&lt;&amp;&gt;</r>"#);
 }
 

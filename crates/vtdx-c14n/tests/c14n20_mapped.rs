@@ -28,11 +28,8 @@ fn skip_reason(param: &str) -> Option<&'static str> {
 #[test]
 fn c14n20_default_parameters_match_exclusive_1_0() {
     let dir = c14n_dir("c14n20");
-    let mut outs: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.starts_with("out_"))
-        .collect();
+    let mut outs: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| n.starts_with("out_")).collect();
     outs.sort();
     assert_eq!(outs.len(), 30, "case count changed");
     let (mut checked, mut pass, mut skipped) = (0, 0, Vec::new());

@@ -121,7 +121,8 @@ fn differential_against_lxml() {
     let mut features = [0usize; 6]; // dtd, xmlns="", CR, CDATA, xml:*, subtrees
     for seed in 0..DOCS {
         let xml = Gen::new(seed).document();
-        let doc = Document::parse(xml.as_bytes()).unwrap_or_else(|e| panic!("generator made a malformed document (seed {seed}): {e}\n{xml}"));
+        let doc =
+            Document::parse(xml.as_bytes()).unwrap_or_else(|e| panic!("generator made a malformed document (seed {seed}): {e}\n{xml}"));
         let n = elements(&doc).len();
         features[0] += xml.contains("<!DOCTYPE") as usize;
         features[1] += xml.contains("xmlns=\"\"") as usize | xml.contains("xmlns=''") as usize;
@@ -144,7 +145,8 @@ fn differential_against_lxml() {
             if list.is_empty() {
                 list.push("p");
             }
-            let modes = [(false, false, None), (false, true, None), (true, false, None), (true, true, None), (true, rng.chance(50), Some(list))];
+            let modes =
+                [(false, false, None), (false, true, None), (true, false, None), (true, true, None), (true, rng.chance(50), Some(list))];
             for (exclusive, comments, prefixes) in modes {
                 let out = dir.join(format!("out-{}.bin", cases.len()));
                 let pl = match &prefixes {
@@ -204,7 +206,14 @@ fn differential_against_lxml() {
                 };
                 mismatches.push(format!(
                     "doc {} subtree {:?} exclusive {} comments {} prefixes {:?} fast {fast}\n--- input\n{}\n--- vtdx\n{}\n--- lxml\n{}",
-                    c.doc, c.subtree, c.exclusive, c.comments, c.prefixes, sources[c.doc], got_s, show(&want)
+                    c.doc,
+                    c.subtree,
+                    c.exclusive,
+                    c.comments,
+                    c.prefixes,
+                    sources[c.doc],
+                    got_s,
+                    show(&want)
                 ));
             } else if !same {
                 mismatches.push(String::new());
@@ -220,5 +229,10 @@ fn differential_against_lxml() {
     } else {
         eprintln!("inputs and lxml outputs kept in {}", dir.display());
     }
-    assert!(mismatches.is_empty(), "{} mismatches; first ones:\n{}", mismatches.len(), mismatches.iter().filter(|m| !m.is_empty()).cloned().collect::<Vec<_>>().join("\n=====\n"));
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches; first ones:\n{}",
+        mismatches.len(),
+        mismatches.iter().filter(|m| !m.is_empty()).cloned().collect::<Vec<_>>().join("\n=====\n")
+    );
 }

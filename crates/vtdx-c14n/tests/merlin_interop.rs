@@ -125,7 +125,13 @@ fn process_reference<'d>(doc: &'d Document<'d>, reference: Node<'d>, dir: &std::
 
 #[test]
 fn merlin_interop_byte_for_byte() {
-    let sets = [("Y1", "exc-signature.xml"), ("Y2", "signature-joseph-exc.xml"), ("Y3", "signature.xml"), ("Y4", "signature.xml"), ("Y5", "signature.xml")];
+    let sets = [
+        ("Y1", "exc-signature.xml"),
+        ("Y2", "signature-joseph-exc.xml"),
+        ("Y3", "signature.xml"),
+        ("Y4", "signature.xml"),
+        ("Y5", "signature.xml"),
+    ];
     let mut failures = Vec::new();
     let mut outcomes: Vec<(String, Option<String>)> = Vec::new();
     let (mut total, mut pass, mut digests) = (0, 0, 0);
@@ -133,8 +139,11 @@ fn merlin_interop_byte_for_byte() {
         let dir = c14n_dir("merlin-interop").join(folder);
         let bytes = read(&dir.join(file));
         let doc = Document::parse(&bytes).unwrap();
-        let refs: Vec<Node<'_>> =
-            doc.root().descendants().filter(|n| n.is_element() && n.local_name() == "Reference" && n.namespace_uri() == Some(DSIG)).collect();
+        let refs: Vec<Node<'_>> = doc
+            .root()
+            .descendants()
+            .filter(|n| n.is_element() && n.local_name() == "Reference" && n.namespace_uri() == Some(DSIG))
+            .collect();
         let mut outputs: Vec<(String, Vec<u8>)> = Vec::new();
         for (i, r) in refs.iter().enumerate() {
             let out = process_reference(&doc, *r, &dir);
@@ -173,7 +182,8 @@ fn merlin_interop_byte_for_byte() {
                 outcomes.push((case, Some(diff(&got, &want))));
             }
         }
-        let on_disk = std::fs::read_dir(&dir).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with("c14n-")).count();
+        let on_disk =
+            std::fs::read_dir(&dir).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with("c14n-")).count();
         assert_eq!(files, on_disk, "{folder}: not every c14n-*.txt was matched to a reference");
     }
     eprintln!("merlin interop: {pass} of {total} canonical outputs match; {digests} SHA-1 digests verified");

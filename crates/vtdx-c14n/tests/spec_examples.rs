@@ -28,8 +28,17 @@ fn find<'d>(doc: &'d Document<'d>, qname: &str) -> Node<'d> {
 
 fn cases() -> Vec<Case> {
     use Algorithm::*;
-    let c10 = |name, input, expected, comments| Case { name, dir: "c14n10-spec-examples", input, expected, alg: C14n10, comments, apex: None };
-    let exc = |name, input, expected, alg, apex| Case { name, dir: "exc-c14n-spec-examples", input, expected, alg, comments: true, apex: Some(apex) };
+    let c10 =
+        |name, input, expected, comments| Case { name, dir: "c14n10-spec-examples", input, expected, alg: C14n10, comments, apex: None };
+    let exc = |name, input, expected, alg, apex| Case {
+        name,
+        dir: "exc-c14n-spec-examples",
+        input,
+        expected,
+        alg,
+        comments: true,
+        apex: Some(apex),
+    };
     vec![
         c10("c14n10/31", "31_input.xml", "31_c14n.xml", false),
         c10("c14n10/31-comments", "31_input.xml", "31_c14n-comments.xml", true),

@@ -40,7 +40,13 @@ fn cases() -> Vec<Case> {
     let expr37 = String::from_utf8(read(&c10.join("37_subset.xpath"))).unwrap();
     // drop the leading XML comment that says how to bind the prefix
     let expr37 = expr37.split_once("-->").map_or(expr37.clone(), |(_, e)| e.to_string());
-    v.push(Case { name: "c14n10/37".into(), alg: Algorithm::C14n10, input: c10.join("37_input.xml"), expr: expr37, expected: c10.join("37_c14n.xml") });
+    v.push(Case {
+        name: "c14n10/37".into(),
+        alg: Algorithm::C14n10,
+        input: c10.join("37_input.xml"),
+        expr: expr37,
+        expected: c10.join("37_c14n.xml"),
+    });
     v.push(Case {
         name: "c14n11/38".into(),
         alg: Algorithm::C14n11,

@@ -165,11 +165,7 @@ pub fn run(a: C14nArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
         let xp = compile(a.exclude.as_deref().unwrap_or(""), &ns, "--exclude").ok();
         let ex_ns: Vec<(vtdx::NodeId, String)> = xp
             .and_then(|x| x.select(doc.root()).ok())
-            .map(|set| {
-                set.iter()
-                    .filter_map(|x| x.namespace().map(|(p, _)| (x.node().id(), p.to_string())))
-                    .collect()
-            })
+            .map(|set| set.iter().filter_map(|x| x.namespace().map(|(p, _)| (x.node().id(), p.to_string()))).collect())
             .unwrap_or_default();
         let in_subtree = |n: Node<'_>| -> bool {
             let mut cur = Some(n);

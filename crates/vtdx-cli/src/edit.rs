@@ -290,7 +290,11 @@ fn apply(op: &Op, doc: &Document<'_>, ns: &Namespaces, preserve_whitespace: bool
                 let node = if *at == Where::After { *target.last().unwrap_or(&target[0]) } else { target[0] };
                 match what {
                     What::Attr => {
-                        let el = if node.is_element() { node } else { return Err(Fail::Edit(format!("cannot add attribute `{name}` to a {:?} node", node.kind()))) };
+                        let el = if node.is_element() {
+                            node
+                        } else {
+                            return Err(Fail::Edit(format!("cannot add attribute `{name}` to a {:?} node", node.kind())));
+                        };
                         editor.set_attribute(el, name, value).map_err(ed)?;
                     }
                     What::Elem | What::Text => {
@@ -318,7 +322,10 @@ fn apply(op: &Op, doc: &Document<'_>, ns: &Namespaces, preserve_whitespace: bool
         Op::Move(x, target) => {
             let x = compile(x, ns)?;
             let t = compile(target, ns)?;
-            let dest = select(&t, doc)?.into_iter().find(|n| n.is_element()).ok_or_else(|| Fail::Edit(format!("move target `{target}` selects no element")))?;
+            let dest = select(&t, doc)?
+                .into_iter()
+                .find(|n| n.is_element())
+                .ok_or_else(|| Fail::Edit(format!("move target `{target}` selects no element")))?;
             let dest = dest.node();
             // ranges already moved: a selected node inside one travels with it
             let mut moved: Vec<std::ops::Range<usize>> = Vec::new();

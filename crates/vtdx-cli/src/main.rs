@@ -324,7 +324,12 @@ fn run(cli: Cli) -> io::Result<ExitCode> {
             writeln!(out, "other nodes:     {others} (comments, PIs, CDATA)")?;
             writeln!(out, "tokens:          {}", elements + attrs + others + texts)?;
             writeln!(out, "max depth:       {}", doc.max_depth())?;
-            writeln!(out, "index bytes:     {} ({:.3} per input byte)", doc.index_bytes(), doc.index_bytes() as f64 / bytes.len().max(1) as f64)?;
+            writeln!(
+                out,
+                "index bytes:     {} ({:.3} per input byte)",
+                doc.index_bytes(),
+                doc.index_bytes() as f64 / bytes.len().max(1) as f64
+            )?;
             writeln!(out, "parse time:      {:.3} ms (median of {})", secs * 1e3, times.len())?;
             writeln!(out, "throughput:      {:.1} MB/s", bytes.len() as f64 / secs / 1e6)?;
             out.flush()?;

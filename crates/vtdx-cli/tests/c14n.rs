@@ -47,9 +47,15 @@ fn whole_document_from_stdin() {
 fn exclusive_subtree_and_comments() {
     let o = vtdx(&["--exclusive", "--subtree", "//soap:Body", "-"], Some(SOAP));
     assert_eq!(o.status.code(), Some(0));
-    assert_eq!(String::from_utf8(o.stdout).unwrap(), r#"<soap:Body xmlns:soap="urn:soap" xmlns:wsu="urn:wsu" wsu:Id="b"><m:q xmlns:m="urn:m" a="1" b="2"></m:q></soap:Body>"#);
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        r#"<soap:Body xmlns:soap="urn:soap" xmlns:wsu="urn:wsu" wsu:Id="b"><m:q xmlns:m="urn:m" a="1" b="2"></m:q></soap:Body>"#
+    );
     let o = vtdx(&["--exclusive", "--with-comments", "--subtree", "/*/soap:Header", "-"], Some(SOAP));
-    assert_eq!(String::from_utf8(o.stdout).unwrap(), r#"<soap:Header xmlns:soap="urn:soap"><ds:Signature xmlns:ds="urn:ds"><ds:SignedInfo></ds:SignedInfo></ds:Signature><!-- c --></soap:Header>"#);
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        r#"<soap:Header xmlns:soap="urn:soap"><ds:Signature xmlns:ds="urn:ds"><ds:SignedInfo></ds:SignedInfo></ds:Signature><!-- c --></soap:Header>"#
+    );
     let o = vtdx(&["--exclusive", "--inclusive-prefixes", "ds wsu", "--subtree", "//m:q", "-"], Some(SOAP));
     assert_eq!(String::from_utf8(o.stdout).unwrap(), r#"<m:q xmlns:ds="urn:ds" xmlns:m="urn:m" xmlns:wsu="urn:wsu" a="1" b="2"></m:q>"#);
 }

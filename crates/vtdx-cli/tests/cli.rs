@@ -141,10 +141,7 @@ fn stats_prints_every_field() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let out = stdout(&o);
     let field = |name: &str| -> String {
-        let line = out
-            .lines()
-            .find(|l| l.starts_with(&format!("{name}:")))
-            .unwrap_or_else(|| panic!("no `{name}:` line in\n{out}"));
+        let line = out.lines().find(|l| l.starts_with(&format!("{name}:"))).unwrap_or_else(|| panic!("no `{name}:` line in\n{out}"));
         line[name.len() + 1..].trim().to_string()
     };
     assert_eq!(field("file"), "s.xml");
@@ -286,10 +283,7 @@ fn debug_index_matches_the_documented_example() {
         &["23", "attr", "sym=3", "off=102"],
     ];
     for e in expect {
-        assert!(
-            rows.iter().any(|r| r.len() >= e.len() && &r[..e.len()] == e),
-            "no row starting {e:?} in\n{out}"
-        );
+        assert!(rows.iter().any(|r| r.len() >= e.len() && &r[..e.len()] == e), "no row starting {e:?} in\n{out}");
     }
     assert!(out.contains("25 words (100 bytes) for 116 input bytes"), "{out}");
 }

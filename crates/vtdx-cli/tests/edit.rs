@@ -369,7 +369,8 @@ fn preserve_whitespace_agrees_with_lxml() {
 
 #[test]
 fn delete_agrees_with_lxml() {
-    for x in ["//item[1]", "//@n", "//@p:k", "//text()", "//sub", "//comment()", "//processing-instruction()", "//d:to", "//item[2]/node()"] {
+    for x in ["//item[1]", "//@n", "//@p:k", "//text()", "//sub", "//comment()", "//processing-instruction()", "//d:to", "//item[2]/node()"]
+    {
         agrees_with_lxml(DOC, &["-N", "d=urn:d", "-N", "p=urn:p", "-d", x]);
     }
 }
@@ -457,7 +458,10 @@ fn rename_by_hand() {
     assert_eq!(ok(d, &["-r", "//@k", "-v", "p:q"]), r#"<r xmlns:p="urn:p"><a p:q='1'>t</a><b/><a/></r>"#);
     assert_eq!(ok(d, &["-r", "/r", "-v", "p:root"]), r#"<p:root xmlns:p="urn:p"><a k='1'>t</a><b/><a/></p:root>"#);
     // an empty-element tag that gets content keeps its new name in the end tag
-    assert_eq!(ok(d, &["-r", "//b", "-v", "c", "-s", "//c", "-t", "text", "-v", "x"]), r#"<r xmlns:p="urn:p"><a k='1'>t</a><c>x</c><a/></r>"#);
+    assert_eq!(
+        ok(d, &["-r", "//b", "-v", "c", "-s", "//c", "-t", "text", "-v", "x"]),
+        r#"<r xmlns:p="urn:p"><a k='1'>t</a><c>x</c><a/></r>"#
+    );
 }
 
 #[test]
@@ -503,7 +507,14 @@ fn move_edge_cases() {
 
 #[test]
 fn move_agrees_with_lxml() {
-    for (x, t) in [("//item[1]", "//empty"), ("//sub", "/po"), ("//comment()", "//d:to"), ("//item[1]/@n", "//empty"), ("//item[2]/text()", "//sub"), ("//p:extra", "//item[1]")] {
+    for (x, t) in [
+        ("//item[1]", "//empty"),
+        ("//sub", "/po"),
+        ("//comment()", "//d:to"),
+        ("//item[1]/@n", "//empty"),
+        ("//item[2]/text()", "//sub"),
+        ("//p:extra", "//item[1]"),
+    ] {
         agrees_with_lxml(DOC, &["-N", "d=urn:d", "-N", "p=urn:p", "-m", x, t]);
     }
 }
@@ -536,13 +547,39 @@ fn operations_apply_in_order_each_on_the_previous_result() {
     let d = "<r><old>1</old></r>";
     // each operation selects nodes the previous ones made
     let args = [
-        "-s", "/r", "-t", "elem", "-n", "new",
-        "-u", "//new", "-v", "2",
-        "-s", "//new", "-t", "attr", "-n", "k", "-v", "3",
-        "-r", "//new[@k='3']", "-v", "renamed",
-        "-d", "//old",
-        "-i", "//renamed", "-t", "elem", "-n", "first",
-        "-m", "//first", "//renamed",
+        "-s",
+        "/r",
+        "-t",
+        "elem",
+        "-n",
+        "new",
+        "-u",
+        "//new",
+        "-v",
+        "2",
+        "-s",
+        "//new",
+        "-t",
+        "attr",
+        "-n",
+        "k",
+        "-v",
+        "3",
+        "-r",
+        "//new[@k='3']",
+        "-v",
+        "renamed",
+        "-d",
+        "//old",
+        "-i",
+        "//renamed",
+        "-t",
+        "elem",
+        "-n",
+        "first",
+        "-m",
+        "//first",
+        "//renamed",
     ];
     assert_eq!(ok(d, &args), r#"<r><renamed k="3">2<first/></renamed></r>"#);
     agrees_with_lxml(d, &args);
@@ -554,14 +591,39 @@ fn operations_apply_in_order_each_on_the_previous_result() {
     agrees_with_lxml(
         DOC,
         &[
-            "-N", "p=urn:p", "-N", "d=urn:d",
-            "-d", "//item[1]",
-            "-r", "//item", "-v", "line",
-            "-u", "//line/@n", "-v", "one",
-            "-a", "//line", "-t", "elem", "-n", "after", "-v", "x",
-            "-m", "//after", "//empty",
-            "-s", "//empty/after", "-t", "text", "-v", "more",
-            "-d", "//line/text()",
+            "-N",
+            "p=urn:p",
+            "-N",
+            "d=urn:d",
+            "-d",
+            "//item[1]",
+            "-r",
+            "//item",
+            "-v",
+            "line",
+            "-u",
+            "//line/@n",
+            "-v",
+            "one",
+            "-a",
+            "//line",
+            "-t",
+            "elem",
+            "-n",
+            "after",
+            "-v",
+            "x",
+            "-m",
+            "//after",
+            "//empty",
+            "-s",
+            "//empty/after",
+            "-t",
+            "text",
+            "-v",
+            "more",
+            "-d",
+            "//line/text()",
         ],
     );
 }
@@ -602,13 +664,13 @@ fn in_place_failure_leaves_the_file_untouched() {
     let d = TempDir::new("inplace-fail");
     d.file("f.xml", FILE_DOC).file("bad.xml", b"<r><a></r>");
     let cases: [(&[&str], i32); 7] = [
-        (&["-d", "//a[", "-L", "f.xml"], 2),                                     // XPath syntax
-        (&["-d", "//a", "-d", "//(", "-L", "f.xml"], 2),                          // the second is bad: nothing done
-        (&["-d", "//a", "-d", "/r", "-L", "f.xml"], 1),                           // the second fails
-        (&["-s", "//b", "-t", "elem", "-n", "q:x", "-L", "f.xml"], 1),            // undeclared prefix
-        (&["-s", "//b", "-t", "elem", "-n", "x y='1'", "-L", "f.xml"], 1),        // not a name
-        (&["-m", "//a", "//a", "-L", "f.xml"], 1),                                // into itself
-        (&["-u", "//b", "-L", "f.xml"], 2),                                        // usage
+        (&["-d", "//a[", "-L", "f.xml"], 2),                               // XPath syntax
+        (&["-d", "//a", "-d", "//(", "-L", "f.xml"], 2),                   // the second is bad: nothing done
+        (&["-d", "//a", "-d", "/r", "-L", "f.xml"], 1),                    // the second fails
+        (&["-s", "//b", "-t", "elem", "-n", "q:x", "-L", "f.xml"], 1),     // undeclared prefix
+        (&["-s", "//b", "-t", "elem", "-n", "x y='1'", "-L", "f.xml"], 1), // not a name
+        (&["-m", "//a", "//a", "-L", "f.xml"], 1),                         // into itself
+        (&["-u", "//b", "-L", "f.xml"], 2),                                // usage
     ];
     for (args, want) in cases {
         let o = vtdx(d.path(), args, None);

@@ -161,7 +161,6 @@ pub(crate) fn scan_nmtoken(text: &[u8], pos: usize) -> Option<usize> {
     }
 }
 
-
 /// True when all of `s` matches the Name production.
 pub fn is_name(s: &[u8]) -> bool {
     !s.is_empty() && scan_name(s, 0) == Some(s.len())

@@ -149,10 +149,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::MalformedEntity { name, detail } => {
                 write!(f, "replacement text of entity `{name}` is not well-formed: {detail}")
             }
-            ErrorKind::ExternalEntity { name } => write!(
-                f,
-                "entity `{name}` is external; external entities are never fetched"
-            ),
+            ErrorKind::ExternalEntity { name } => write!(f, "entity `{name}` is external; external entities are never fetched"),
             ErrorKind::ExternalReference { what, identifier } => write!(
                 f,
                 "{what} names external content ({identifier}), which is refused: nothing external is ever fetched, \
@@ -166,11 +163,9 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Dtd { detail } => write!(f, "document type declaration: {detail}"),
             ErrorKind::Encoding { detail } => write!(f, "encoding: {detail}"),
             ErrorKind::Syntax { detail } => write!(f, "{detail}"),
-            ErrorKind::LimitExceeded { limit, value, max } => write!(
-                f,
-                "limit exceeded: {} is {value}, the configured maximum is {max}",
-                limit.describe()
-            ),
+            ErrorKind::LimitExceeded { limit, value, max } => {
+                write!(f, "limit exceeded: {} is {value}, the configured maximum is {max}", limit.describe())
+            }
         }
     }
 }
@@ -244,11 +239,7 @@ pub fn line_column(text: &[u8], offset: usize) -> (u32, u32) {
         }
         line_start = i;
     }
-    let column = before[line_start.min(offset)..]
-        .iter()
-        .filter(|&&b| (b & 0xC0) != 0x80)
-        .count() as u32
-        + 1;
+    let column = before[line_start.min(offset)..].iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32 + 1;
     (line, column)
 }
 
@@ -267,13 +258,10 @@ pub(crate) fn describe_at(text: &[u8], pos: usize) -> String {
     match text.get(pos..) {
         None | Some([]) => "end of input".to_string(),
         Some(rest) => {
-            let ch = std::str::from_utf8(&rest[..rest.len().min(4)])
-                .ok()
-                .and_then(|s| s.chars().next())
-                .or_else(|| {
-                    let n = utf8_len(rest[0]).min(rest.len());
-                    std::str::from_utf8(&rest[..n]).ok().and_then(|s| s.chars().next())
-                });
+            let ch = std::str::from_utf8(&rest[..rest.len().min(4)]).ok().and_then(|s| s.chars().next()).or_else(|| {
+                let n = utf8_len(rest[0]).min(rest.len());
+                std::str::from_utf8(&rest[..n]).ok().and_then(|s| s.chars().next())
+            });
             match ch {
                 Some(c) if c.is_control() || c == ' ' => format!("U+{:04X}", c as u32),
                 Some(c) => format!("`{c}`"),

@@ -3,8 +3,8 @@
 //! (`docs/index-format.md` has a worked example); these aliases keep the
 //! parser's and the document's raw reads short.
 
-pub(crate) use crate::tape::{is_attr_kind, words_of, ATTR_WORDS, ELEM_WORDS, KIND_SHIFT, LEAF_WORDS, MAX_TAPE_WORDS, NONE, PAYLOAD_MASK};
 use crate::tape::RecordKind;
+pub(crate) use crate::tape::{is_attr_kind, words_of, ATTR_WORDS, ELEM_WORDS, KIND_SHIFT, LEAF_WORDS, MAX_TAPE_WORDS, NONE, PAYLOAD_MASK};
 
 pub(crate) const K_ELEM: u32 = RecordKind::Element as u32;
 pub(crate) const K_ATTR: u32 = RecordKind::Attribute as u32;

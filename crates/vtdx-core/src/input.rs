@@ -19,12 +19,20 @@ use crate::error::{line_column, Error, ErrorKind};
 /// The encoding an input was read in (what the document's bytes were, before transcoding).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SourceEncoding {
-    Utf8 { bom: bool },
-    Utf16Le { bom: bool },
-    Utf16Be { bom: bool },
+    Utf8 {
+        bom: bool,
+    },
+    Utf16Le {
+        bom: bool,
+    },
+    Utf16Be {
+        bom: bool,
+    },
     /// Any other encoding, by its canonical label as written in the declaration (e.g. "ISO-8859-1",
     /// "windows-1252", "US-ASCII", "Shift_JIS").
-    Other { label: String },
+    Other {
+        label: String,
+    },
 }
 
 /// A document's bytes as UTF-8, ready to be scanned.
@@ -43,22 +51,27 @@ enum Family {
     Ascii,
     Utf8Bom,
     /// UTF-16, from a byte-order mark or from `<?` in 16-bit units.
-    Utf16 { le: bool, bom: bool },
+    Utf16 {
+        le: bool,
+        bom: bool,
+    },
 }
 
 /// Labels of real ISO-8859-1 (IANA aliases), decoded here: `encoding_rs` maps them
 /// to windows-1252.
-const LATIN1: &[&str] = &["ISO-8859-1", "ISO_8859-1", "ISO_8859-1:1987", "ISO-8859-1:1987",
-    "latin1", "l1", "iso-ir-100", "csISOLatin1", "IBM819", "CP819"];
-const ASCII: &[&str] = &["US-ASCII", "ASCII", "ANSI_X3.4-1968", "ANSI_X3.4-1986", "iso-ir-6",
-    "ISO646-US", "us", "IBM367", "cp367", "csASCII"];
+const LATIN1: &[&str] =
+    &["ISO-8859-1", "ISO_8859-1", "ISO_8859-1:1987", "ISO-8859-1:1987", "latin1", "l1", "iso-ir-100", "csISOLatin1", "IBM819", "CP819"];
+const ASCII: &[&str] =
+    &["US-ASCII", "ASCII", "ANSI_X3.4-1968", "ANSI_X3.4-1986", "iso-ir-6", "ISO646-US", "us", "IBM367", "cp367", "csASCII"];
 const UTF16: &[&str] = &["UTF-16", "UTF-16LE", "UTF-16BE", "ISO-10646-UCS-2"];
 
 /// How text is written back in a document's encoding (the [`crate::Editor`]'s output).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum OutEncoding {
     Utf8,
-    Utf16 { le: bool },
+    Utf16 {
+        le: bool,
+    },
     /// Real ISO-8859-1: one byte per code point below U+0100.
     Latin1,
     /// US-ASCII: code points below U+0080.
@@ -107,9 +120,7 @@ fn detect(input: &[u8]) -> Result<Family, Error> {
     let unsupported = |what| Err(encoding_error(format!("unsupported encoding: {what}"), &[], 0));
     match input.get(..4) {
         Some([0, 0, 0xFE, 0xFF] | [0xFF, 0xFE, 0, 0] | [0, 0, 0xFF, 0xFE] | [0xFE, 0xFF, 0, 0])
-        | Some([0, 0, 0, b'<'] | [b'<', 0, 0, 0] | [0, 0, b'<', 0] | [0, b'<', 0, 0]) => {
-            return unsupported("UCS-4 (UTF-32)")
-        }
+        | Some([0, 0, 0, b'<'] | [b'<', 0, 0, 0] | [0, 0, b'<', 0] | [0, b'<', 0, 0]) => return unsupported("UCS-4 (UTF-32)"),
         Some([0x4C, 0x6F, 0xA7, 0x94]) => return unsupported("EBCDIC"),
         Some([b'<', 0, b'?', 0]) => return Ok(Family::Utf16 { le: true, bom: false }),
         Some([0, b'<', 0, b'?']) => return Ok(Family::Utf16 { le: false, bom: false }),
@@ -155,8 +166,7 @@ fn declared_label(at: impl Fn(usize) -> Option<u8>) -> Option<(String, usize)> {
     let (q, start) = eq_quote(i + 8)?;
     let mut label = String::new();
     while let Some(c) = at(start + label.len()).filter(|&c| c != q) {
-        let ok = c.is_ascii_alphabetic()
-            || (!label.is_empty() && (c.is_ascii_digit() || matches!(c, b'.' | b'_' | b'-')));
+        let ok = c.is_ascii_alphabetic() || (!label.is_empty() && (c.is_ascii_digit() || matches!(c, b'.' | b'_' | b'-')));
         if !ok || label.len() >= 128 {
             return None;
         }
@@ -175,9 +185,7 @@ pub fn decode(input: &[u8]) -> Result<Decoded<'_>, Error> {
             let text = &input[3..];
             match declared_label(|i| text.get(i).copied()) {
                 Some((label, pos)) if !label.eq_ignore_ascii_case("UTF-8") => {
-                    let detail = format!(
-                        "encoding declaration `{label}` contradicts the UTF-8 byte-order mark"
-                    );
+                    let detail = format!("encoding declaration `{label}` contradicts the UTF-8 byte-order mark");
                     Err(error_in(ErrorKind::Encoding { detail }, 3 + pos, text, pos))
                 }
                 _ => utf8(text, 3, SourceEncoding::Utf8 { bom: true }),
@@ -214,22 +222,11 @@ fn decode_utf16(input: &[u8], le: bool, bom: bool) -> Result<Decoded<'static>, E
     let order = if le { "UTF-16LE" } else { "UTF-16BE" };
     let detail = match declared_label(ascii) {
         Some((label, _)) if is_any(&label, &["UTF-16", "ISO-10646-UCS-2", order]) => None,
-        None if bom && body.starts_with(b"<?xml") => {
-            Some(("the UTF-16 byte-order mark is followed by single-byte text".into(), 0))
-        }
+        None if bom && body.starts_with(b"<?xml") => Some(("the UTF-16 byte-order mark is followed by single-byte text".into(), 0)),
         None if bom => None,
-        Some((label, pos)) if bom => Some((
-            format!("encoding declaration `{label}` contradicts the UTF-16 byte-order mark"),
-            pos,
-        )),
-        Some((label, pos)) => Some((
-            format!("document is {order} without a byte-order mark but declares `{label}`"),
-            pos,
-        )),
-        None => Some((
-            format!("document is {order} without a byte-order mark and declares no encoding"),
-            0,
-        )),
+        Some((label, pos)) if bom => Some((format!("encoding declaration `{label}` contradicts the UTF-16 byte-order mark"), pos)),
+        Some((label, pos)) => Some((format!("document is {order} without a byte-order mark but declares `{label}`"), pos)),
+        None => Some((format!("document is {order} without a byte-order mark and declares no encoding"), 0)),
     };
     if let Some((detail, pos)) = detail {
         // everything before the label is ASCII: its units are its UTF-8 bytes
@@ -308,8 +305,7 @@ fn decode_ascii_compatible(input: &[u8], label: String, pos: usize) -> Result<De
     let mut out = vec![0u8; cap.unwrap_or(input.len().saturating_mul(3))];
     let (mut read, mut written) = (0, 0);
     loop {
-        let (result, r, w) =
-            decoder.decode_to_utf8_without_replacement(&input[read..], &mut out[written..], true);
+        let (result, r, w) = decoder.decode_to_utf8_without_replacement(&input[read..], &mut out[written..], true);
         (read, written) = (read + r, written + w);
         match result {
             encoding_rs::DecoderResult::InputEmpty => break,
@@ -317,10 +313,7 @@ fn decode_ascii_compatible(input: &[u8], label: String, pos: usize) -> Result<De
             encoding_rs::DecoderResult::Malformed(bad, after) => {
                 let p = read.saturating_sub(usize::from(bad) + usize::from(after));
                 let p = p.min(input.len().saturating_sub(1));
-                let detail = format!(
-                    "byte 0x{:02X} is not valid in encoding `{label}`",
-                    input.get(p).copied().unwrap_or(0)
-                );
+                let detail = format!("byte 0x{:02X} is not valid in encoding `{label}`", input.get(p).copied().unwrap_or(0));
                 return Err(error_in(ErrorKind::Encoding { detail }, p, &out, written));
             }
         }
@@ -504,9 +497,7 @@ mod tests {
         let be_bom = SourceEncoding::Utf16Be { bom: true };
         assert_eq!(ok(&utf16(doc, false, true)), (doc.as_bytes().to_vec(), be_bom));
         assert_eq!(decode(&utf16(doc, false, true)).unwrap().bom_len, 2);
-        for (label, le, bom) in [("utf-16", true, true), ("UTF-16BE", false, true),
-            ("UTF-16LE", true, false), ("UTF-16", false, false)]
-        {
+        for (label, le, bom) in [("utf-16", true, true), ("UTF-16BE", false, true), ("UTF-16LE", true, false), ("UTF-16", false, false)] {
             let doc = format!("<?xml version='1.0' encoding='{label}'?><a>\u{e9}</a>");
             assert_eq!(ok(&utf16(&doc, le, bom)).0, doc.as_bytes());
         }
@@ -522,10 +513,11 @@ mod tests {
         }
         assert!(enc_err(b"\xFE\xFF<?xml encoding='utf-8'?><x/>").0.contains("byte-order mark"));
         // without a BOM: no declaration, a non-UTF-16 one, or the wrong byte order
-        for (doc, le) in [("<?xml version='1.0'?><a/>", true),
+        for (doc, le) in [
+            ("<?xml version='1.0'?><a/>", true),
             ("<?xml version='1.0' encoding='UTF-8'?><a/>", false),
-            ("<?xml version='1.0' encoding='UTF-16BE'?><a/>", true)]
-        {
+            ("<?xml version='1.0' encoding='UTF-16BE'?><a/>", true),
+        ] {
             enc_err(&utf16(doc, le, false));
         }
     }
@@ -595,10 +587,13 @@ mod tests {
         let (detail, _) = enc_err(b"<?xml version='1.0' encoding='UTF-16'?><a/>");
         assert_eq!(detail, "document declares UTF-16 but has no byte-order mark and is not UTF-16");
         // malformed labels and declarations are left to the parser
-        for input in [&b"<?xml version='1.0' encoding=' UTF-8'?>"[..],
-            b"<?xml version='1.0' encoding='utf:8'?>", b"<?xml version='1.0' encoding='-x'?>",
-            b"<?xml encoding='latin1'?>", b"<?xml version='1.0'encoding='ascii'?>"]
-        {
+        for input in [
+            &b"<?xml version='1.0' encoding=' UTF-8'?>"[..],
+            b"<?xml version='1.0' encoding='utf:8'?>",
+            b"<?xml version='1.0' encoding='-x'?>",
+            b"<?xml encoding='latin1'?>",
+            b"<?xml version='1.0'encoding='ascii'?>",
+        ] {
             assert_eq!(ok(input).1, SourceEncoding::Utf8 { bom: false });
         }
     }
@@ -642,9 +637,14 @@ mod tests {
 
     #[test]
     fn invalid_utf8() {
-        for (input, at) in [(&b"<a>ab\xC3(</a>"[..], 5), (b"ab\xC0\x80", 2), (b"\xED\xA0\x80", 0),
-            (b"x\xF4\x90\x80\x80", 1), (b"xy\xE6\x97", 2), (b"\x80", 0)]
-        {
+        for (input, at) in [
+            (&b"<a>ab\xC3(</a>"[..], 5),
+            (b"ab\xC0\x80", 2),
+            (b"\xED\xA0\x80", 0),
+            (b"x\xF4\x90\x80\x80", 1),
+            (b"xy\xE6\x97", 2),
+            (b"\x80", 0),
+        ] {
             assert_eq!(err_at(input), (ErrorKind::InvalidUtf8, at), "{input:?}");
         }
         // the first problem wins, whichever kind it is

@@ -27,8 +27,8 @@
 
 mod chars;
 pub mod debug;
-pub mod dtd;
 mod document;
+pub mod dtd;
 mod edit;
 mod error;
 #[cfg(all(feature = "mmap", target_os = "linux"))]

@@ -110,12 +110,7 @@ pub struct ParseOptions {
 
 impl Default for ParseOptions {
     fn default() -> Self {
-        ParseOptions {
-            limits: Limits::default(),
-            external: ExternalPolicy::default(),
-            namespaces: true,
-            attribute_defaults: true,
-        }
+        ParseOptions { limits: Limits::default(), external: ExternalPolicy::default(), namespaces: true, attribute_defaults: true }
     }
 }
 

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use memchr::{memchr, memchr2, memchr3, memmem};
 
-use crate::chars::{is_name_char, is_name_start_char, is_ws, scan_name, skip_ws, decode_at};
+use crate::chars::{decode_at, is_name_char, is_name_start_char, is_ws, scan_name, skip_ws};
 use crate::dtd::{self, Dtd, EntityValue, ExpansionBudget};
 use crate::error::{describe_at, snippet, Error, ErrorKind, LimitKind};
 use crate::index::*;
@@ -192,7 +192,11 @@ impl Run<'_> {
                         self.index_defaults();
                         pos = p;
                     } else {
-                        return Err(syntax(t, pos, format!("expected a comment or document type declaration, found `{}`", snippet(&t[pos..], 12))));
+                        return Err(syntax(
+                            t,
+                            pos,
+                            format!("expected a comment or document type declaration, found `{}`", snippet(&t[pos..], 12)),
+                        ));
                     }
                 }
                 _ => break,
@@ -282,7 +286,10 @@ impl Run<'_> {
                 }
                 _ if seen == 0 => return Err(derr(ns, "`version` must come first")),
                 _ => {
-                    return Err(derr(ns, &format!("unexpected pseudo-attribute `{}` (order is version, encoding, standalone)", snippet(name, 20))));
+                    return Err(derr(
+                        ns,
+                        &format!("unexpected pseudo-attribute `{}` (order is version, encoding, standalone)", snippet(name, 20)),
+                    ));
                 }
             }
         }
@@ -300,7 +307,11 @@ impl Run<'_> {
 
     fn check_tape(&self, t: &[u8], at: usize) -> Result<(), Error> {
         if self.tape.len() >= MAX_TAPE_WORDS {
-            return Err(err(ErrorKind::LimitExceeded { limit: LimitKind::IndexCapacity, value: self.tape.len() as u64, max: MAX_TAPE_WORDS as u64 }, t, at));
+            return Err(err(
+                ErrorKind::LimitExceeded { limit: LimitKind::IndexCapacity, value: self.tape.len() as u64, max: MAX_TAPE_WORDS as u64 },
+                t,
+                at,
+            ));
         }
         Ok(())
     }
@@ -333,7 +344,11 @@ impl Run<'_> {
         let ne = scan_name(t, ns).ok_or_else(|| unexpected(t, ns, "a processing instruction target"))?;
         let target = &t[ns..ne];
         if target.eq_ignore_ascii_case(b"xml") {
-            return Err(syntax(t, pos, "the processing instruction target `xml` is reserved (an XML declaration is only allowed at the very start)".into()));
+            return Err(syntax(
+                t,
+                pos,
+                "the processing instruction target `xml` is reserved (an XML declaration is only allowed at the very start)".into(),
+            ));
         }
         if self.ns_on && memchr(b':', target).is_some() {
             return Err(err(ErrorKind::InvalidName { name: snippet(target, 40) }, t, ns));
@@ -345,7 +360,9 @@ impl Run<'_> {
             if !t.get(ne).is_some_and(|&b| is_ws(b)) {
                 return Err(unexpected(t, ne, "whitespace or `?>` after the processing instruction target"));
             }
-            ne + memmem::find(&t[ne..], b"?>").ok_or_else(|| err(ErrorKind::UnexpectedEof { expected: "`?>` closing the processing instruction" }, t, pos))? + 2
+            ne + memmem::find(&t[ne..], b"?>")
+                .ok_or_else(|| err(ErrorKind::UnexpectedEof { expected: "`?>` closing the processing instruction" }, t, pos))?
+                + 2
         };
         self.leaf(K_PI, pos, end, parent);
         Ok(end)
@@ -381,7 +398,11 @@ impl Run<'_> {
                     if fragment && self.st.stack.len() == base {
                         return Ok(t.len());
                     }
-                    let name = self.st.stack.last().map_or(String::new(), |o| snippet(&t[o.name_start as usize..(o.name_start + o.name_len) as usize], 60));
+                    let name = self
+                        .st
+                        .stack
+                        .last()
+                        .map_or(String::new(), |o| snippet(&t[o.name_start as usize..(o.name_start + o.name_len) as usize], 60));
                     return Err(err(ErrorKind::UnclosedElement { name }, t, t.len()));
                 };
                 pos = at;
@@ -414,7 +435,8 @@ impl Run<'_> {
                         pos = self.comment(t, pos, parent)?;
                     } else if t[pos..].starts_with(b"<![CDATA[") {
                         let body = pos + 9;
-                        let e = memmem::find(&t[body..], b"]]>").ok_or_else(|| err(ErrorKind::UnexpectedEof { expected: "`]]>` closing the CDATA section" }, t, pos))?;
+                        let e = memmem::find(&t[body..], b"]]>")
+                            .ok_or_else(|| err(ErrorKind::UnexpectedEof { expected: "`]]>` closing the CDATA section" }, t, pos))?;
                         let end = body + e + 3;
                         self.leaf(K_CDATA, pos, end, parent);
                         pos = end;
@@ -478,7 +500,15 @@ impl Run<'_> {
         // remember where this name appeared, for the next prediction
         note_child(&mut self.st.stack, &mut self.names, qid);
         if self.st.stack.len() as u64 >= self.opts.limits.max_depth as u64 {
-            return Err(err(ErrorKind::LimitExceeded { limit: LimitKind::Depth, value: self.st.stack.len() as u64 + 1, max: self.opts.limits.max_depth as u64 }, t, pos));
+            return Err(err(
+                ErrorKind::LimitExceeded {
+                    limit: LimitKind::Depth,
+                    value: self.st.stack.len() as u64 + 1,
+                    max: self.opts.limits.max_depth as u64,
+                },
+                t,
+                pos,
+            ));
         }
         self.st.attrs.clear();
         let mut ns_work = false;
@@ -545,12 +575,29 @@ impl Run<'_> {
                 self.qname_check(t, aq, an, ae)?;
             }
             if self.st.attrs.len() as u64 >= self.opts.limits.max_attributes as u64 {
-                return Err(err(ErrorKind::LimitExceeded { limit: LimitKind::Attributes, value: self.st.attrs.len() as u64 + 1, max: self.opts.limits.max_attributes as u64 }, t, an));
+                return Err(err(
+                    ErrorKind::LimitExceeded {
+                        limit: LimitKind::Attributes,
+                        value: self.st.attrs.len() as u64 + 1,
+                        max: self.opts.limits.max_attributes as u64,
+                    },
+                    t,
+                    an,
+                ));
             }
             let aprefix = self.names.qnames[aq as usize].prefix;
             let is_decl = self.ns_on && (aq == self.q_xmlns || aprefix == self.q_xmlns);
             ns_work |= is_decl || aprefix != NO_PREFIX;
-            self.st.attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: ve as u32, ns: NS_NONE, is_decl, plain });
+            self.st.attrs.push(AttrScratch {
+                qid: aq,
+                name_off: an as u32,
+                name_end: ae as u32,
+                val_start: vs as u32,
+                val_end: ve as u32,
+                ns: NS_NONE,
+                is_decl,
+                plain,
+            });
             p = ve + 1;
         }
 
@@ -601,7 +648,14 @@ impl Run<'_> {
             }
             self.st.bindings.truncate(bind_base as usize);
         } else {
-            self.st.stack.push(OpenElem { rec, name_start: ns as u32, name_len: (ne - ns) as u32, bindings: bind_base, qid, last_child: NO_PREFIX });
+            self.st.stack.push(OpenElem {
+                rec,
+                name_start: ns as u32,
+                name_len: (ne - ns) as u32,
+                bindings: bind_base,
+                qid,
+                last_child: NO_PREFIX,
+            });
         }
         Ok(p)
     }
@@ -609,7 +663,15 @@ impl Run<'_> {
     #[inline]
     fn sym(&mut self, t: &[u8], q: QNameId, ns: NsId, at: usize) -> Result<u32, Error> {
         self.names.sym(q, ns).ok_or_else(|| {
-            err(ErrorKind::LimitExceeded { limit: LimitKind::IndexCapacity, value: crate::names::MAX_SYMS as u64, max: crate::names::MAX_SYMS as u64 }, t, at)
+            err(
+                ErrorKind::LimitExceeded {
+                    limit: LimitKind::IndexCapacity,
+                    value: crate::names::MAX_SYMS as u64,
+                    max: crate::names::MAX_SYMS as u64,
+                },
+                t,
+                at,
+            )
         })
     }
 
@@ -620,7 +682,11 @@ impl Run<'_> {
         if n <= 16 {
             if let Some(i) = first_duplicate(attrs, t, self.ns_on) {
                 let a = &attrs[i];
-                return Err(err(ErrorKind::DuplicateAttribute { name: snippet(&t[a.name_off as usize..a.name_end as usize], 60) }, t, a.name_off as usize));
+                return Err(err(
+                    ErrorKind::DuplicateAttribute { name: snippet(&t[a.name_off as usize..a.name_end as usize], 60) },
+                    t,
+                    a.name_off as usize,
+                ));
             }
             return Ok(());
         }
@@ -660,14 +726,20 @@ impl Run<'_> {
             let uri: std::borrow::Cow<'_, [u8]> = if !cdata || !a.plain || memchr3(b'\t', b'\n', b'\r', raw).is_some() {
                 let raw_str = std::str::from_utf8(raw).unwrap_or("");
                 std::borrow::Cow::Owned(
-                    dtd::normalize_attribute_value(raw_str, t, a.val_start as usize, self.dtd.as_deref(), cdata, &mut self.budget, 0)?.into_owned().into_bytes(),
+                    dtd::normalize_attribute_value(raw_str, t, a.val_start as usize, self.dtd.as_deref(), cdata, &mut self.budget, 0)?
+                        .into_owned()
+                        .into_bytes(),
                 )
             } else {
                 // the common case: no allocation, no conversion (the URI is usually interned already)
                 std::borrow::Cow::Borrowed(raw)
             };
             let uri: &[u8] = &uri;
-            let prefix = if a.qid == self.q_xmlns { NO_PREFIX } else { self.names.intern_qname(local_of(&t[a.name_off as usize..a.name_end as usize])) };
+            let prefix = if a.qid == self.q_xmlns {
+                NO_PREFIX
+            } else {
+                self.names.intern_qname(local_of(&t[a.name_off as usize..a.name_end as usize]))
+            };
             if let Some(detail) = declaration_problem(&self.names, self.q_xml, self.q_xmlns, prefix, uri) {
                 return Err(err(ErrorKind::ReservedNamespace { detail }, t, a.name_off as usize));
             }
@@ -681,7 +753,11 @@ impl Run<'_> {
             if a.is_decl {
                 continue;
             }
-            let ns = if self.names.qnames[a.qid as usize].prefix == NO_PREFIX { NS_NONE } else { self.resolve(t, a.qid, a.name_off as usize, false)? };
+            let ns = if self.names.qnames[a.qid as usize].prefix == NO_PREFIX {
+                NS_NONE
+            } else {
+                self.resolve(t, a.qid, a.name_off as usize, false)?
+            };
             self.st.attrs[i].ns = ns;
         }
         Ok(ens)
@@ -697,7 +773,11 @@ impl Run<'_> {
             return Ok(NS_XML);
         }
         if prefix == self.q_xmlns {
-            return Err(err(ErrorKind::ReservedNamespace { detail: "the prefix `xmlns` is reserved for namespace declarations".into() }, t, at));
+            return Err(err(
+                ErrorKind::ReservedNamespace { detail: "the prefix `xmlns` is reserved for namespace declarations".into() },
+                t,
+                at,
+            ));
         }
         for b in self.st.bindings.iter().rev() {
             if b.prefix == prefix {
@@ -760,11 +840,28 @@ impl Run<'_> {
                 self.budget.charge(expansion as usize, t, at)?;
             }
             if st.attrs.len() as u64 >= self.opts.limits.max_attributes as u64 {
-                return Err(err(ErrorKind::LimitExceeded { limit: LimitKind::Attributes, value: st.attrs.len() as u64 + 1, max: self.opts.limits.max_attributes as u64 }, t, at));
+                return Err(err(
+                    ErrorKind::LimitExceeded {
+                        limit: LimitKind::Attributes,
+                        value: st.attrs.len() as u64 + 1,
+                        max: self.opts.limits.max_attributes as u64,
+                    },
+                    t,
+                    at,
+                ));
             }
             ns_work |= d.is_decl || self.names.qnames[d.qid as usize].prefix != NO_PREFIX;
             let at = at as u32;
-            st.attrs.push(AttrScratch { qid: d.qid, name_off: at, name_end: at, val_start: d.decl, val_end: d.decl, ns: NS_NONE, is_decl: d.is_decl, plain: true });
+            st.attrs.push(AttrScratch {
+                qid: d.qid,
+                name_off: at,
+                name_end: at,
+                val_start: d.decl,
+                val_end: d.decl,
+                ns: NS_NONE,
+                is_decl: d.is_decl,
+                plain: true,
+            });
         }
         Ok(ns_work)
     }
@@ -773,7 +870,8 @@ impl Run<'_> {
     /// declaration's normalized default). Errors are reported at the element.
     #[cold]
     fn declare_default(&mut self, t: &[u8], a: AttrScratch, at: usize) -> Result<(), Error> {
-        let uri: Vec<u8> = self.dtd.as_deref().and_then(|d| d.attributes[a.val_start as usize].value.clone()).unwrap_or_default().into_bytes();
+        let uri: Vec<u8> =
+            self.dtd.as_deref().and_then(|d| d.attributes[a.val_start as usize].value.clone()).unwrap_or_default().into_bytes();
         let prefix = if a.qid == self.q_xmlns {
             NO_PREFIX
         } else {
@@ -913,7 +1011,15 @@ impl Run<'_> {
             Some(EntState::Checked { size, markup, .. }) => (*size, *markup),
             None => {
                 if self.fragment_depth >= self.opts.limits.max_entity_depth {
-                    return Err(err(ErrorKind::LimitExceeded { limit: LimitKind::EntityDepth, value: self.fragment_depth as u64 + 1, max: self.opts.limits.max_entity_depth as u64 }, t, at));
+                    return Err(err(
+                        ErrorKind::LimitExceeded {
+                            limit: LimitKind::EntityDepth,
+                            value: self.fragment_depth as u64 + 1,
+                            max: self.opts.limits.max_entity_depth as u64,
+                        },
+                        t,
+                        at,
+                    ));
                 }
                 self.st.entities.insert(name.into(), EntState::Checking);
                 let r = self.check_replacement(repl.as_bytes());
@@ -998,10 +1104,12 @@ pub(super) const QNAME_OK_WITH_DEFAULTS: u8 = 3;
 fn is_qname(name: &[u8]) -> bool {
     match name.iter().position(|&b| b == b':') {
         None => true,
-        Some(c) => c > 0 && c + 1 < name.len() && !name[c + 1..].contains(&b':') && {
-            let (ch, _) = decode_at(name, c + 1);
-            is_name_start_char(ch)
-        },
+        Some(c) => {
+            c > 0 && c + 1 < name.len() && !name[c + 1..].contains(&b':') && {
+                let (ch, _) = decode_at(name, c + 1);
+                is_name_start_char(ch)
+            }
+        }
     }
 }
 
@@ -1013,7 +1121,11 @@ fn is_qname(name: &[u8]) -> bool {
 /// Returns the qname id and the name's end when the prediction holds.
 #[inline(always)]
 fn predict_name(names: &Names, top: &OpenElem, t: &[u8], ns: usize) -> Option<(QNameId, usize)> {
-    let guess = if top.last_child != NO_PREFIX { names.qnames[top.last_child as usize].next_guess } else { names.qnames[top.qid as usize].child_guess };
+    let guess = if top.last_child != NO_PREFIX {
+        names.qnames[top.last_child as usize].next_guess
+    } else {
+        names.qnames[top.qid as usize].child_guess
+    };
     let g = names.qnames.get(guess as usize)?;
     let len = g.blen as usize;
     if ns + len >= t.len() {
@@ -1178,7 +1290,11 @@ pub(crate) fn char_ref(t: &[u8], pos: usize) -> Result<(char, usize), Error> {
         p += 1;
     }
     if p == ds {
-        return Err(unexpected(t, p, if hex { "hexadecimal digits in the character reference" } else { "digits in the character reference" }));
+        return Err(unexpected(
+            t,
+            p,
+            if hex { "hexadecimal digits in the character reference" } else { "digits in the character reference" },
+        ));
     }
     if t.get(p) != Some(&b';') {
         return Err(unexpected(t, p, "`;` ending the character reference"));

@@ -191,7 +191,8 @@ pub(crate) const fn words_of(kind: u32) -> u32 {
         ATTR_WORDS
     }
 }
-const _: () = assert!(RecordKind::Pi as u32 == RecordKind::Comment as u32 + 1 && RecordKind::Cdata as u32 == RecordKind::Comment as u32 + 2);
+const _: () =
+    assert!(RecordKind::Pi as u32 == RecordKind::Comment as u32 + 1 && RecordKind::Cdata as u32 == RecordKind::Comment as u32 + 2);
 
 /// Is the raw kind one of the four attribute kinds?
 #[inline(always)]

@@ -95,9 +95,7 @@ pub fn kids<'d>(n: Node<'d>) -> Vec<(NodeKind, String, String)> {
 /// so that the needle is unique where this is used).
 #[track_caller]
 pub fn find(hay: &[u8], needle: &str) -> usize {
-    hay.windows(needle.len())
-        .position(|w| w == needle.as_bytes())
-        .unwrap_or_else(|| panic!("{needle:?} not in the input"))
+    hay.windows(needle.len()).position(|w| w == needle.as_bytes()).unwrap_or_else(|| panic!("{needle:?} not in the input"))
 }
 
 /// A small deterministic PRNG (xorshift64*), so byte-level tests need no dependency.

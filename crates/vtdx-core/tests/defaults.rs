@@ -61,7 +61,14 @@ fn defaulted_attributes_follow_the_specified_ones_normalized_by_type() {
     // specified or defaulted; #IMPLIED and #REQUIRED supply nothing
     assert_eq!(
         atts(a),
-        vec![row("s", "p q", true), row("r", " r  ", true), row("c", " c  d ", false), row("t", "x y", false), row("k", "two", false), row("f", "1E2", false)]
+        vec![
+            row("s", "p q", true),
+            row("r", " r  ", true),
+            row("c", " c  d ", false),
+            row("t", "x y", false),
+            row("k", "two", false),
+            row("f", "1E2", false)
+        ]
     );
     assert_eq!(a.attribute("t").as_deref(), Some("x y"));
     assert_eq!(a.attribute("nope"), None);

@@ -167,7 +167,10 @@ fn round_trip_keeps_references_to_markup_entities() {
     let src = "<!DOCTYPE a [<!ENTITY e \"<b>x</b>\">]><a>&e;</a>";
     assert_eq!(edited(src, |_, _| {}), src);
     let src = "<!DOCTYPE a [<!ENTITY e \"<b>x</b>\">]><a>&e;<c/></a>";
-    assert_eq!(edited(src, |d, ed| ed.remove(d.root_element().last_child().unwrap()).unwrap()), "<!DOCTYPE a [<!ENTITY e \"<b>x</b>\">]><a>&e;</a>");
+    assert_eq!(
+        edited(src, |d, ed| ed.remove(d.root_element().last_child().unwrap()).unwrap()),
+        "<!DOCTYPE a [<!ENTITY e \"<b>x</b>\">]><a>&e;</a>"
+    );
     let bytes = b"<?xml version='1.0' encoding='ISO-8859-1'?><!DOCTYPE a [<!ENTITY e \"<b/>\">]><a>&e;\xE9</a>";
     let doc = Document::parse(bytes).unwrap();
     assert_eq!(Editor::new(&doc).to_vec().unwrap(), bytes.to_vec());
@@ -427,7 +430,10 @@ fn empty_element_tags_receive_content() {
     });
     assert_eq!(out, "<p:a xmlns:p='u'><p:c>x</p:c></p:a>");
     // the root element itself
-    assert_eq!(edited_wf("<?xml version='1.0'?><a/>", |d, ed| ed.append_child(d.root_element(), "<b/>").unwrap()), "<?xml version='1.0'?><a><b/></a>");
+    assert_eq!(
+        edited_wf("<?xml version='1.0'?><a/>", |d, ed| ed.append_child(d.root_element(), "<b/>").unwrap()),
+        "<?xml version='1.0'?><a><b/></a>"
+    );
 }
 
 #[test]
@@ -460,8 +466,20 @@ fn set_value_on_each_kind() {
     ];
     for (i, value, new_raw) in cases {
         let out = edited_wf(DOC, |doc, ed| ed.set_value(kid(r(doc), i), value).unwrap());
-        let old = if i == 0 { "t1<e" } else if i == 6 { "t2<g" } else { RAW[i] };
-        let new = if i == 0 { format!("{new_raw}<e") } else if i == 6 { "<g".to_string() } else { new_raw.to_string() };
+        let old = if i == 0 {
+            "t1<e"
+        } else if i == 6 {
+            "t2<g"
+        } else {
+            RAW[i]
+        };
+        let new = if i == 0 {
+            format!("{new_raw}<e")
+        } else if i == 6 {
+            "<g".to_string()
+        } else {
+            new_raw.to_string()
+        };
         assert_eq!(out, sub(DOC, old, &new), "child {i}");
         // and the value reads back as set (for text: CR survives as a reference)
         if !matches!(i, 3 | 4 | 6) {
@@ -501,7 +519,10 @@ fn set_value_of_attributes_keeps_the_quote() {
     assert_eq!(d2.root_element().attribute("a").unwrap(), "it's \"q\" <&>\t\n\r");
     assert_eq!(d2.root_element().attribute("p:b").unwrap(), "it's \"q\"");
     // an empty value, on an attribute that had entity references
-    assert_eq!(edited_wf("<a b='&amp;&#33;'/>", |d, ed| ed.set_value(d.root_element().attribute_node("b").unwrap(), "").unwrap()), "<a b=''/>");
+    assert_eq!(
+        edited_wf("<a b='&amp;&#33;'/>", |d, ed| ed.set_value(d.root_element().attribute_node("b").unwrap(), "").unwrap()),
+        "<a b=''/>"
+    );
 }
 
 #[test]
@@ -577,7 +598,10 @@ fn replace_each_kind() {
         assert_eq!(out, sub(DOC, RAW[i], "<n>1</n>"), "child {i}");
     }
     assert_eq!(edited_wf(DOC, |doc, ed| ed.replace(kid(r(doc), 2), "").unwrap()), sub(DOC, RAW[2], ""));
-    assert_eq!(edited_wf(DOC, |doc, ed| ed.replace(doc.root().first_child().unwrap(), "<?top?>").unwrap()), sub(DOC, "<!--top-->", "<?top?>"));
+    assert_eq!(
+        edited_wf(DOC, |doc, ed| ed.replace(doc.root().first_child().unwrap(), "<?top?>").unwrap()),
+        sub(DOC, "<!--top-->", "<?top?>")
+    );
     let doc = Document::parse(DOC.as_bytes()).unwrap();
     let mut ed = Editor::new(&doc).check_fragments(true);
     wrong_kind(ed.replace(r(&doc).attribute_node("a").unwrap(), "x"), NodeKind::Attribute);
@@ -627,7 +651,10 @@ fn rename_elements_and_attributes() {
         "<a><ffff>in</ffff  ><s>x</s\n></a>"
     );
     // the name may be declared on the element itself
-    assert_eq!(edited_wf("<a><b xmlns:q='u'/></a>", |d, ed| ed.rename(d.root_element().first_child().unwrap(), "q:b").unwrap()), "<a><q:b xmlns:q='u'/></a>");
+    assert_eq!(
+        edited_wf("<a><b xmlns:q='u'/></a>", |d, ed| ed.rename(d.root_element().first_child().unwrap(), "q:b").unwrap()),
+        "<a><q:b xmlns:q='u'/></a>"
+    );
 }
 
 #[test]
@@ -1050,7 +1077,12 @@ fn check_single_edits(name: &str, bytes: &[u8], max_nodes: usize) -> usize {
     let doc = Document::parse(bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert!(doc.text_is_source(), "{name}: this check wants a UTF-8 document");
     let t = doc.text();
-    let all: Vec<Node> = doc.root().descendants().flat_map(|n| std::iter::once(n).chain(n.attributes().collect::<Vec<_>>())).filter(|n| !n.is_root()).collect();
+    let all: Vec<Node> = doc
+        .root()
+        .descendants()
+        .flat_map(|n| std::iter::once(n).chain(n.attributes().collect::<Vec<_>>()))
+        .filter(|n| !n.is_root())
+        .collect();
     let step = (all.len() / max_nodes).max(1);
     let splice = |s: usize, e: usize, new: &[u8]| -> Vec<u8> { [&t[..s], new, &t[e..]].concat() };
     let mut checked = 0;
@@ -1149,7 +1181,8 @@ fn single_edits_in_a_latin1_document() {
     let bytes = corpus_doc("classic/xmlspec.xml");
     let doc = Document::parse(&bytes).unwrap();
     assert!(!doc.text_is_source(), "classic/xmlspec.xml is ISO-8859-1 with non-ASCII characters");
-    let latin1 = |b: &[u8]| -> Vec<u8> { std::str::from_utf8(b).unwrap().chars().map(|c| u8::try_from(c as u32).expect("Latin-1")).collect() };
+    let latin1 =
+        |b: &[u8]| -> Vec<u8> { std::str::from_utf8(b).unwrap().chars().map(|c| u8::try_from(c as u32).expect("Latin-1")).collect() };
     let t = doc.text();
     assert!(latin1(t) == bytes);
     let elements: Vec<Node> = doc.root_element().descendant_elements().collect();
@@ -1457,7 +1490,8 @@ const ELEMENT_NAMES: [&str; 8] = ["a", "item", "x-y", "_z", "n.1", "é", "p:e", 
 const ATTR_NAMES: [&str; 6] = ["id", "x", "é", "p:at", "q:bt", "xml:lang"];
 /// Attribute value pieces for a value in `'` (the `"` ones are swapped).
 const ATTR_PIECES: [&str; 10] = ["v", "1 2", "&amp;", "&lt;", "&#x9;", "&#10;", "é€", "\"", "&apos;", "\n"];
-const TEXT_PIECES: [&str; 14] = ["hello", " ", "\n  ", "&amp;", "&lt;", "&gt;", ">", "&#233;", "&#x1D11E;", "é€𝄞", "'\"", "\r\n", "\t", "x&#13;y"];
+const TEXT_PIECES: [&str; 14] =
+    ["hello", " ", "\n  ", "&amp;", "&lt;", "&gt;", ">", "&#233;", "&#x1D11E;", "é€𝄞", "'\"", "\r\n", "\t", "x&#13;y"];
 /// Values set by edits: every character that needs escaping somewhere.
 const VALUE_PIECES: [&str; 14] = ["v", "", " ", "&", "<", ">", "\"", "'", "]]>", "é€𝄞", "\t", "\n", "\r", "--"];
 
@@ -1475,7 +1509,11 @@ impl Gen {
         let mut s = String::new();
         let rng = &mut self.rng;
         if rng.chance(50) {
-            s.push_str(rng.pick(&["<?xml version=\"1.0\"?>\n", "<?xml version='1.0' encoding='UTF-8'?>", "<?xml version=\"1.0\" standalone=\"yes\"?>\r\n"]));
+            s.push_str(rng.pick(&[
+                "<?xml version=\"1.0\"?>\n",
+                "<?xml version='1.0' encoding='UTF-8'?>",
+                "<?xml version=\"1.0\" standalone=\"yes\"?>\r\n",
+            ]));
         }
         if rng.chance(30) {
             s.push_str("<!-- top -->\n");
@@ -1659,7 +1697,11 @@ fn draw_edits<'d>(rng: &mut Rng, doc: &'d Document<'d>, ed: &mut Editor<'d>, n: 
                 Op::RemoveAttr(path, a.name().to_string())
             }
             (NodeKind::Element, 3) => {
-                let names: Vec<&str> = ATTR_NAMES.iter().copied().filter(|q| q.split_once(':').is_none_or(|(p, _)| p == "xml" || node.lookup_namespace(p).is_some())).collect();
+                let names: Vec<&str> = ATTR_NAMES
+                    .iter()
+                    .copied()
+                    .filter(|q| q.split_once(':').is_none_or(|(p, _)| p == "xml" || node.lookup_namespace(p).is_some()))
+                    .collect();
                 let q = rng.pick(&names).to_string();
                 if !attr_touched.insert((path.clone(), q.clone())) {
                     continue;
@@ -1669,7 +1711,8 @@ fn draw_edits<'d>(rng: &mut Rng, doc: &'d Document<'d>, ed: &mut Editor<'d>, n: 
                 Op::SetAttr(path, q, v)
             }
             (NodeKind::Element, 4) => {
-                if text_set.contains(&path) || appended.contains(&path) || removed_empty.contains(&path) || child_removed_in.contains(&path) {
+                if text_set.contains(&path) || appended.contains(&path) || removed_empty.contains(&path) || child_removed_in.contains(&path)
+                {
                     continue;
                 }
                 if last_child(node, &path).is_some_and(|c| filled_empty.contains(&c)) {
@@ -1693,7 +1736,11 @@ fn draw_edits<'d>(rng: &mut Rng, doc: &'d Document<'d>, ed: &mut Editor<'d>, n: 
                 if node.is_empty_element_tag() && is_last(node) && !path.is_empty() && text_set.contains(&path[..path.len() - 1]) {
                     continue;
                 }
-                let names: Vec<&str> = ELEMENT_NAMES.iter().copied().filter(|q| q.split_once(':').is_none_or(|(p, _)| node.lookup_namespace(p).is_some())).collect();
+                let names: Vec<&str> = ELEMENT_NAMES
+                    .iter()
+                    .copied()
+                    .filter(|q| q.split_once(':').is_none_or(|(p, _)| node.lookup_namespace(p).is_some()))
+                    .collect();
                 let q = rng.pick(&names).to_string();
                 let mut frag = format!("<{q}");
                 let mut attrs = Vec::new();
@@ -1718,7 +1765,11 @@ fn draw_edits<'d>(rng: &mut Rng, doc: &'d Document<'d>, ed: &mut Editor<'d>, n: 
                 if !renamed.insert(path.clone()) {
                     continue;
                 }
-                let names: Vec<&str> = ELEMENT_NAMES.iter().copied().filter(|q| q.split_once(':').is_none_or(|(p, _)| node.lookup_namespace(p).is_some())).collect();
+                let names: Vec<&str> = ELEMENT_NAMES
+                    .iter()
+                    .copied()
+                    .filter(|q| q.split_once(':').is_none_or(|(p, _)| node.lookup_namespace(p).is_some()))
+                    .collect();
                 let q = rng.pick(&names).to_string();
                 ed.rename(node, &q).unwrap();
                 Op::Rename(path, q)
@@ -1804,7 +1855,12 @@ fn differential_against_lxml() {
             failures.push(format!("document {id}: {why}\n--- input\n{src}\n--- edits\n{ops:?}\n--- vtdx output\n{out}\n"));
         }
     }
-    assert!(failures.is_empty(), "seed {seed}: {} of {DOCS} documents differ from lxml:\n{}", failures.len(), failures.iter().take(3).cloned().collect::<String>());
+    assert!(
+        failures.is_empty(),
+        "seed {seed}: {} of {DOCS} documents differ from lxml:\n{}",
+        failures.len(),
+        failures.iter().take(3).cloned().collect::<String>()
+    );
     assert_eq!(ok, DOCS, "the lxml side answered for {ok} documents only:\n{stderr}");
 }
 
@@ -1816,10 +1872,7 @@ fn fragments_in_a_latin1_document_use_references_only_where_allowed() {
     let doc = Document::parse(src).unwrap();
     let mut ed = Editor::new(&doc);
     ed.append_child(doc.root_element(), "<x y='\u{20AC}\u{E9}'>\u{20AC}</x>").unwrap();
-    assert_eq!(
-        ed.to_vec().unwrap(),
-        b"<?xml version='1.0' encoding='ISO-8859-1'?><a>\xE9<x y='&#x20AC;\xE9'>&#x20AC;</x></a>".to_vec()
-    );
+    assert_eq!(ed.to_vec().unwrap(), b"<?xml version='1.0' encoding='ISO-8859-1'?><a>\xE9<x y='&#x20AC;\xE9'>&#x20AC;</x></a>".to_vec());
     // in a comment, a PI or a name no reference can stand for the character
     for frag in ["<!--\u{20AC}-->", "<?p \u{20AC}?>", "<x\u{20AC}/>", "<![CDATA[\u{20AC}]]>"] {
         let mut ed = Editor::new(&doc);
@@ -1923,7 +1976,8 @@ fn namespace_declarations_obey_the_reserved_names() {
     let p = a.namespace_declarations().next().unwrap();
     let xml = "http://www.w3.org/XML/1998/namespace";
     let xmlns = "http://www.w3.org/2000/xmlns/";
-    let refused: [(&str, &str); 6] = [("xmlns:q", ""), ("xmlns:xmlns", "urn:x"), ("xmlns:xml", "urn:x"), ("xmlns:q", xml), ("xmlns", xml), ("xmlns:q", xmlns)];
+    let refused: [(&str, &str); 6] =
+        [("xmlns:q", ""), ("xmlns:xmlns", "urn:x"), ("xmlns:xml", "urn:x"), ("xmlns:q", xml), ("xmlns", xml), ("xmlns:q", xmlns)];
     for (name, value) in refused {
         let mut ed = Editor::new(&doc);
         let r = ed.set_attribute(a, name, value);

@@ -26,10 +26,7 @@ fn billion_laughs(leaf: &str, use_in: &str) -> String {
 
 fn assert_expansion_limit(e: &vtdx_core::Error) {
     let l = limit_of(e);
-    assert!(
-        matches!(l, LimitKind::EntityExpansionBytes | LimitKind::EntityAmplification),
-        "expected an entity expansion limit, got {l:?}"
-    );
+    assert!(matches!(l, LimitKind::EntityExpansionBytes | LimitKind::EntityAmplification), "expected an entity expansion limit, got {l:?}");
 }
 
 #[test]
@@ -359,7 +356,10 @@ fn external_entity_with_skip_policy_reads_as_nothing() {
     // the default refuses the declaration itself
     assert!(matches!(parse_err(EXT).kind(), ErrorKind::ExternalReference { what, .. } if what.contains("`ext`")));
     // a local file is not read either
-    let d = parse_ok_with(b"<!DOCTYPE r [<!ENTITY f SYSTEM 'file:///etc/passwd'>]><r>&f;</r>", &ParseOptions::new().external(ExternalPolicy::Ignore));
+    let d = parse_ok_with(
+        b"<!DOCTYPE r [<!ENTITY f SYSTEM 'file:///etc/passwd'>]><r>&f;</r>",
+        &ParseOptions::new().external(ExternalPolicy::Ignore),
+    );
     assert_eq!(d.root_element().value(), "");
 }
 
@@ -369,10 +369,7 @@ fn external_entity_references_in_attribute_values_are_errors() {
     let doc = b"<!DOCTYPE r [<!ENTITY ext SYSTEM 'x.xml'>]><r a='&ext;'/>";
     for p in [ExternalPolicy::Ignore, ExternalPolicy::RejectReferences] {
         let e = parse_err_with(doc, &ParseOptions::new().external(p));
-        assert!(
-            matches!(e.kind(), ErrorKind::ForbiddenEntityReference { .. } | ErrorKind::ExternalEntity { .. }),
-            "{e}"
-        );
+        assert!(matches!(e.kind(), ErrorKind::ForbiddenEntityReference { .. } | ErrorKind::ExternalEntity { .. }), "{e}");
     }
 }
 
@@ -528,10 +525,8 @@ fn truncation_of_a_utf16_document_at_every_byte() {
         let doc = utf16(&s, le, true);
         let root_end_chars = &s[..s.find("</r>").unwrap() + 4];
         let root_end = 2 + 2 * root_end_chars.encode_utf16().count();
-        let ok: Vec<usize> = complete_lengths(s.as_bytes(), s.find("</r>").unwrap() + 4)
-            .iter()
-            .map(|&n| 2 + 2 * s[..n].encode_utf16().count())
-            .collect();
+        let ok: Vec<usize> =
+            complete_lengths(s.as_bytes(), s.find("</r>").unwrap() + 4).iter().map(|&n| 2 + 2 * s[..n].encode_utf16().count()).collect();
         check_every_prefix(&doc, root_end, &ok);
     }
 }
@@ -540,7 +535,8 @@ fn truncation_of_a_utf16_document_at_every_byte() {
 
 #[test]
 fn random_byte_flips_never_panic() {
-    let samples: [&[u8]; 4] = [PO, RICH.as_bytes(), SOAP.as_bytes(), b"<a xmlns:p='u'><p:b c='&amp;'>x<![CDATA[y]]><!--z--><?w v?></p:b></a>"];
+    let samples: [&[u8]; 4] =
+        [PO, RICH.as_bytes(), SOAP.as_bytes(), b"<a xmlns:p='u'><p:b c='&amp;'>x<![CDATA[y]]><!--z--><?w v?></p:b></a>"];
     let tight = ParseOptions::new().max_depth(8).max_attributes(4).max_name_len(16).max_entity_expansion_bytes(64);
     let interesting = b"<>&;#x'\"/!?[]-=: \r\n\t\x00\xC3\xA9\xEF\xBB\xBF\xFF";
     let mut rng = Rng(0x5EED_1234_ABCD_0001);
@@ -618,10 +614,7 @@ fn control_characters_are_refused() {
             format!("<a/><!--{}-->", c as char),
         ] {
             let e = parse_err(doc.as_bytes());
-            assert!(
-                matches!(e.kind(), ErrorKind::InvalidChar { code_point } if *code_point == c as u32),
-                "U+{c:04X} in {doc:?}: {e}"
-            );
+            assert!(matches!(e.kind(), ErrorKind::InvalidChar { code_point } if *code_point == c as u32), "U+{c:04X} in {doc:?}: {e}");
             assert_eq!(e.offset() as usize, doc.find(c as char).unwrap());
         }
         let r = format!("<a>&#{};</a>", c);

@@ -114,10 +114,7 @@ fn element_children_kinds_and_values() {
     // root + 15 children + text of p:child + text of b + p:r + s
     assert_eq!(re.descendants().count(), 20);
     assert_eq!(d.root().descendants().count(), 20 + 1 + 3);
-    assert_eq!(
-        re.value(),
-        "\n  text one\n  \n  \n  \n  cdata <content> & stuff\n  mixed bold tail\n  \n"
-    );
+    assert_eq!(re.value(), "\n  text one\n  \n  \n  \n  cdata <content> & stuff\n  mixed bold tail\n  \n");
     // an element's text() is its first child when that is text
     assert_eq!(re.text().as_deref(), Some(ws));
     assert_eq!(re.first_element_child().unwrap().text().as_deref(), Some("text one"));
@@ -433,10 +430,7 @@ fn internal_entities_and_character_references_in_content() {
     assert_eq!(kids[2].value(), "tail");
     // XML 1.0 Appendix D: references in the entity value are expanded once at
     // declaration and once more when the replacement text is parsed.
-    assert_eq!(
-        kids[3].value(),
-        "An ampersand (&) may be escaped numerically (&#38;) or with a general entity (&amp;)."
-    );
+    assert_eq!(kids[3].value(), "An ampersand (&) may be escaped numerically (&#38;) or with a general entity (&amp;).");
     assert_eq!(root.value(), format!("Hello, World! AB\u{1D11E} <>&'\"xtail{}", kids[3].value()));
     assert_eq!(root.descendants().filter(|n| n.is_element()).count(), 3);
 }
@@ -532,19 +526,9 @@ fn attribute_value_normalization_by_type() {
 <c a=\"&#xd;&#xd;A&#xa;&#xa;B&#xd;&#xa;\"/><n a=\"&#xd;&#xd;A&#xa;&#xa;B&#xd;&#xa;\"/>
 </r>";
     let d = parse_ok(doc.as_bytes());
-    let vals: Vec<(String, String)> = d
-        .root_element()
-        .element_children()
-        .map(|e| (e.name().to_string(), e.attribute("a").unwrap().into_owned()))
-        .collect();
-    let expect = [
-        ("c", "  xyz"),
-        ("n", "xyz"),
-        ("c", "  A   B  "),
-        ("n", "A B"),
-        ("c", "\r\rA\n\nB\r\n"),
-        ("n", "\r\rA\n\nB\r\n"),
-    ];
+    let vals: Vec<(String, String)> =
+        d.root_element().element_children().map(|e| (e.name().to_string(), e.attribute("a").unwrap().into_owned())).collect();
+    let expect = [("c", "  xyz"), ("n", "xyz"), ("c", "  A   B  "), ("n", "A B"), ("c", "\r\rA\n\nB\r\n"), ("n", "\r\rA\n\nB\r\n")];
     assert_eq!(vals, expect.map(|(e, v)| (e.to_string(), v.to_string())));
 }
 
@@ -666,7 +650,8 @@ fn non_ascii_names() {
 
 // ---- encodings ---------------------------------------------------------------------
 
-const MULTI: &str = "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<r xmlns:m=\"urn:m\" a=\"ä\">\r\n<m:é>\u{1D11E} &amp; 中</m:é><!--ç--></r>";
+const MULTI: &str =
+    "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<r xmlns:m=\"urn:m\" a=\"ä\">\r\n<m:é>\u{1D11E} &amp; 中</m:é><!--ç--></r>";
 
 fn check_multi(d: &Document<'_>) {
     let r = d.root_element();
@@ -687,10 +672,7 @@ fn utf16_documents_navigate_like_utf8() {
     for (le, bom) in [(true, true), (false, true)] {
         let bytes = utf16(MULTI, le, bom);
         let d = parse_ok(&bytes);
-        assert_eq!(
-            d.encoding(),
-            &if le { SourceEncoding::Utf16Le { bom: true } } else { SourceEncoding::Utf16Be { bom: true } }
-        );
+        assert_eq!(d.encoding(), &if le { SourceEncoding::Utf16Le { bom: true } } else { SourceEncoding::Utf16Be { bom: true } });
         assert!(!d.text_is_source());
         assert_eq!(d.source(), &bytes[..]);
         assert_eq!(d.bom_len(), 2);
@@ -831,11 +813,11 @@ fn plain_content_is_the_text_only_when_it_stands_as_written() {
         ("b", Some(b"")),
         ("c", Some(b"")),
         ("d", Some(b"text with > and ]")),
-        ("e", None),  // a reference: the text is not the bytes
-        ("f", None),  // a child element
-        ("h", None),  // a comment
-        ("i", None),  // a CR: the text reads LF
-        ("j", None),  // CDATA
+        ("e", None), // a reference: the text is not the bytes
+        ("f", None), // a child element
+        ("h", None), // a comment
+        ("i", None), // a CR: the text reads LF
+        ("j", None), // CDATA
         ("k", Some(b"  spaced  ")),
     ]
     .into_iter()

@@ -122,10 +122,7 @@ fn elem_head() -> impl Strategy<Value = GElem> {
 }
 
 fn misc() -> impl Strategy<Value = GNode> {
-    prop_oneof![
-        "[a-z \n\r\té-]{0,10}".prop_map(GNode::Comment),
-        (name(), "[a-z \n\r?>é]{0,10}").prop_map(|(t, d)| GNode::Pi(t, d)),
-    ]
+    prop_oneof!["[a-z \n\r\té-]{0,10}".prop_map(GNode::Comment), (name(), "[a-z \n\r?>é]{0,10}").prop_map(|(t, d)| GNode::Pi(t, d)),]
 }
 
 fn node() -> impl Strategy<Value = GNode> {

@@ -46,13 +46,7 @@ pub(crate) fn canonicalize_node<'py>(
         }
         c = c.inclusive_prefixes(p);
     }
-    let out = crate::maybe_detach(py, doc.is_big(), || {
-        if node.is_root() {
-            c.document_to_vec(&doc.doc)
-        } else {
-            c.subtree_to_vec(node)
-        }
-    });
+    let out = crate::maybe_detach(py, doc.is_big(), || if node.is_root() { c.document_to_vec(&doc.doc) } else { c.subtree_to_vec(node) });
     match out {
         Ok(v) => Ok(PyBytes::new(py, &v)),
         Err(e) => Err(c14n_error(py, &e)),
@@ -106,11 +100,8 @@ fn element_bytes(n: &Node<'_>) -> Vec<u8> {
     // (offset in `raw`, bytes to insert there), in document order
     let mut inserts: Vec<(usize, Vec<u8>)> = Vec::new();
     // a defaulted declaration has no bytes in the start tag: written like an inherited one
-    let own: Vec<&str> = n
-        .namespace_declarations()
-        .filter(|d| d.is_specified())
-        .map(|d| if d.name() == "xmlns" { "" } else { d.local_name() })
-        .collect();
+    let own: Vec<&str> =
+        n.namespace_declarations().filter(|d| d.is_specified()).map(|d| if d.name() == "xmlns" { "" } else { d.local_name() }).collect();
     let mut extra = Vec::new();
     for (p, u) in n.namespaces() {
         if p == "xml" || own.contains(&p) {

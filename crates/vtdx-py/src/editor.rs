@@ -143,11 +143,7 @@ impl Editor {
     #[new]
     #[pyo3(signature = (doc, *, check=true, remove_indentation=false))]
     fn new(doc: &Bound<'_, PyAny>, check: bool, remove_indentation: bool) -> PyResult<Self> {
-        let inner = if let Ok(d) = doc.cast::<Document>() {
-            d.get().inner.clone()
-        } else {
-            as_element(doc)?.doc.clone()
-        };
+        let inner = if let Ok(d) = doc.cast::<Document>() { d.get().inner.clone() } else { as_element(doc)?.doc.clone() };
         Ok(Editor { doc: inner, check, strip_indent: remove_indentation, ops: Mutex::new(Vec::new()) })
     }
 

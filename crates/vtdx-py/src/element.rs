@@ -145,9 +145,7 @@ pub(crate) fn wrap_node<'py>(py: Python<'py>, doc: &DocRef, n: Node<'_>) -> PyRe
     let base = Element { doc: doc.clone(), id: n.id() };
     let obj = match n.kind() {
         NodeKind::Comment => Bound::new(py, PyClassInitializer::from(base).add_subclass(Comment))?.into_any(),
-        NodeKind::ProcessingInstruction => {
-            Bound::new(py, PyClassInitializer::from(base).add_subclass(ProcessingInstruction))?.into_any()
-        }
+        NodeKind::ProcessingInstruction => Bound::new(py, PyClassInitializer::from(base).add_subclass(ProcessingInstruction))?.into_any(),
         _ => Bound::new(py, base)?.into_any(),
     };
     crate::untrack(&obj);
@@ -528,7 +526,12 @@ impl Element {
 
     /// Like :meth:`iter` without the element itself.
     #[pyo3(signature = (tag=None, *tags))]
-    fn iterdescendants<'py>(&self, py: Python<'py>, tag: Option<&Bound<'py, PyAny>>, tags: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
+    fn iterdescendants<'py>(
+        &self,
+        py: Python<'py>,
+        tag: Option<&Bound<'py, PyAny>>,
+        tags: &Bound<'py, PyTuple>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let f = tag_filter(py, tag, tags)?;
         iter_nodes(py, &self.doc, self.node(), &f, false)
     }
@@ -574,7 +577,12 @@ impl Element {
 
     /// The ancestor elements, nearest first.
     #[pyo3(signature = (tag=None, *tags))]
-    fn iterancestors<'py>(&self, py: Python<'py>, tag: Option<&Bound<'py, PyAny>>, tags: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
+    fn iterancestors<'py>(
+        &self,
+        py: Python<'py>,
+        tag: Option<&Bound<'py, PyAny>>,
+        tags: &Bound<'py, PyTuple>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let f = tag_filter(py, tag, tags)?;
         let ids: Vec<NodeId> = self.node().ancestors().filter(|a| a.is_element() && f.matches(a)).map(|a| a.id()).collect();
         NodeIterator::create(py, &self.doc, ids)

@@ -31,10 +31,21 @@ enum Stage {
     SelfNode,
     Parent,
     HasAttr(String),
-    AttrEq { key: String, value: String, negated: bool },
+    AttrEq {
+        key: String,
+        value: String,
+        negated: bool,
+    },
     HasChild(NameTest),
-    ChildText { tag: NameTest, value: String, negated: bool },
-    SelfText { value: String, negated: bool },
+    ChildText {
+        tag: NameTest,
+        value: String,
+        negated: bool,
+    },
+    SelfText {
+        value: String,
+        negated: bool,
+    },
     /// 0-based from the start, or negative from the end (`last()` is -1).
     Index(i64),
 }
@@ -209,17 +220,11 @@ fn predicate(toks: &mut impl Iterator<Item = Tok>, ns: &NsMap) -> Result<Stage, 
     let last = pred.last().cloned().unwrap_or_default();
     match sig.as_str() {
         "@-" => return Ok(Stage::HasAttr(ns.resolve(&pred[1], true)?)),
-        "@-='" | "@-!='" => {
-            return Ok(Stage::AttrEq { key: ns.resolve(&pred[1], true)?, value: last, negated: sig == "@-!='" })
-        }
+        "@-='" | "@-!='" => return Ok(Stage::AttrEq { key: ns.resolve(&pred[1], true)?, value: last, negated: sig == "@-!='" }),
         "-" if !is_int(&pred[0]) => return Ok(Stage::HasChild(NameTest::parse(&ns.resolve(&pred[0], false)?))),
         ".='" | ".!='" => return Ok(Stage::SelfText { value: last, negated: sig == ".!='" }),
         "-='" | "-!='" if !is_int(&pred[0]) => {
-            return Ok(Stage::ChildText {
-                tag: NameTest::parse(&ns.resolve(&pred[0], false)?),
-                value: last,
-                negated: sig == "-!='",
-            })
+            return Ok(Stage::ChildText { tag: NameTest::parse(&ns.resolve(&pred[0], false)?), value: last, negated: sig == "-!='" })
         }
         "-" => {
             let index: i64 = pred[0].parse::<i64>().map_err(|_| "invalid predicate".to_string())? - 1;
@@ -236,11 +241,7 @@ fn predicate(toks: &mut impl Iterator<Item = Tok>, ns: &NsMap) -> Result<Stage, 
             if pred[0] != "last" {
                 return Err("unsupported function".into());
             }
-            let index = if sig == "-()-" {
-                pred[2].parse::<i64>().map_err(|_| "unsupported expression".to_string())? - 1
-            } else {
-                -1
-            };
+            let index = if sig == "-()-" { pred[2].parse::<i64>().map_err(|_| "unsupported expression".to_string())? - 1 } else { -1 };
             return Ok(Stage::Index(index));
         }
         _ => {}
@@ -481,8 +482,22 @@ mod tests {
         assert_eq!(
             s,
             [
-                "op:.", "op://", "tag:{urn:x/y}a", "op:[", "op:@", "tag:b", "op:=", "op:'1'", "op:]", "op:/", "tag:c", "op:[",
-                "tag:last", "op:()", "tag:-1", "op:]"
+                "op:.",
+                "op://",
+                "tag:{urn:x/y}a",
+                "op:[",
+                "op:@",
+                "tag:b",
+                "op:=",
+                "op:'1'",
+                "op:]",
+                "op:/",
+                "tag:c",
+                "op:[",
+                "tag:last",
+                "op:()",
+                "tag:-1",
+                "op:]"
             ]
         );
     }

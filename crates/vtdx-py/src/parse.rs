@@ -36,11 +36,8 @@ thread_local! {
 /// slot for the call (a parse inside a parse on the same thread finds the slot
 /// empty and uses a new parser).
 fn with_thread_parser<T>(f: impl FnOnce(&mut Parser) -> T) -> T {
-    let mut parser = THREAD_PARSER
-        .try_with(|c| c.borrow_mut().take())
-        .ok()
-        .flatten()
-        .unwrap_or_else(|| Parser::with_options(default_options()));
+    let mut parser =
+        THREAD_PARSER.try_with(|c| c.borrow_mut().take()).ok().flatten().unwrap_or_else(|| Parser::with_options(default_options()));
     let r = f(&mut parser);
     let _ = THREAD_PARSER.try_with(|c| *c.borrow_mut() = Some(parser));
     r
@@ -381,10 +378,7 @@ fn source_of(py: Python<'_>, source: &Bound<'_, PyAny>, allow_path: bool) -> PyR
             }
         }
     }
-    Err(PyTypeError::new_err(format!(
-        "cannot parse from {}: expected bytes, str, os.PathLike or a file object",
-        source.get_type().name()?
-    )))
+    Err(PyTypeError::new_err(format!("cannot parse from {}: expected bytes, str, os.PathLike or a file object", source.get_type().name()?)))
 }
 
 /// An I/O error on `path` as Python's `OSError` (`FileNotFoundError` when missing).

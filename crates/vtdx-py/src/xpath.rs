@@ -338,8 +338,7 @@ fn convert_nodes<'py>(py: Python<'py>, doc: &DocRef, nodes: &[XNode<'_>], smart_
     // the strings of one result share one origins table, an entry per string in
     // the order they come
     let origins = if smart_strings && nodes.iter().any(|x| matches!(x.kind(), XNodeKind::Attribute | XNodeKind::Text)) {
-        let entries =
-            nodes.iter().filter(|x| matches!(x.kind(), XNodeKind::Attribute | XNodeKind::Text)).map(origin_of).collect();
+        let entries = nodes.iter().filter(|x| matches!(x.kind(), XNodeKind::Attribute | XNodeKind::Text)).map(origin_of).collect();
         let o = Bound::new(py, Origins { doc: doc.clone(), entries })?;
         crate::untrack(&o);
         Some(o)

@@ -43,10 +43,22 @@ fn main() {
         let parse = median(|| {
             black_box(Document::parse(black_box(&bytes)).unwrap());
         });
-        println!("{path}: {} bytes; vtdx parse alone {:.0} MB/s ({:.3} ms)", bytes.len(), mb / parse.as_secs_f64(), parse.as_secs_f64() * 1e3);
+        println!(
+            "{path}: {} bytes; vtdx parse alone {:.0} MB/s ({:.3} ms)",
+            bytes.len(),
+            mb / parse.as_secs_f64(),
+            parse.as_secs_f64() * 1e3
+        );
     }
     let only = std::env::var("ONLY").ok();
-    for expr in SEED_EXPRESSIONS.into_iter().enumerate().filter(|(i, e)| only.as_deref().is_none_or(|o| if o.bytes().all(|b| b.is_ascii_digit()) { o == (i + 1).to_string() } else { e.contains(o) })).map(|(_, e)| e) {
+    for expr in SEED_EXPRESSIONS
+        .into_iter()
+        .enumerate()
+        .filter(|(i, e)| {
+            only.as_deref().is_none_or(|o| if o.bytes().all(|b| b.is_ascii_digit()) { o == (i + 1).to_string() } else { e.contains(o) })
+        })
+        .map(|(_, e)| e)
+    {
         let xp = XPath::compile(expr, &Namespaces::new()).unwrap();
         let doc = Document::parse(&bytes).unwrap();
         if let Some(n) = eval_loops {

@@ -318,7 +318,9 @@ impl Expr {
     /// a fixed result type; variables and extension functions are `Unknown`).
     pub(crate) fn ty(&self) -> Type {
         match self {
-            Expr::Or(..) | Expr::And(..) | Expr::Cmp(..) | Expr::PositionCmp(..) | Expr::PositionMod(..) | Expr::ChildNumCmp(..) => Type::Boolean,
+            Expr::Or(..) | Expr::And(..) | Expr::Cmp(..) | Expr::PositionCmp(..) | Expr::PositionMod(..) | Expr::ChildNumCmp(..) => {
+                Type::Boolean
+            }
             Expr::Arith(..) | Expr::Neg(_) | Expr::Number(_) => Type::Number,
             Expr::Union(..) | Expr::Path(_) => Type::NodeSet,
             Expr::Literal(_) => Type::String,
@@ -398,7 +400,25 @@ mod tests {
 
     #[test]
     fn remainder_edge_cases() -> Result<(), TestCaseError> {
-        let edges = [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, 9_007_199_254_740_991.0, 9_007_199_254_740_992.0, -9_007_199_254_740_993.0, 1e300, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MIN_POSITIVE];
+        let edges = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            2.0,
+            -2.0,
+            0.5,
+            -0.5,
+            3.0,
+            9_007_199_254_740_991.0,
+            9_007_199_254_740_992.0,
+            -9_007_199_254_740_993.0,
+            1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+        ];
         for a in edges {
             for b in edges {
                 same(a, b)?;

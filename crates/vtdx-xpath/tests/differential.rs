@@ -707,7 +707,8 @@ const DOCS: usize = 64;
 /// Fixed cases on nested elements of the same name, where steps after `//`
 /// and `..` reach nodes out of document order or twice (sorting and
 /// deduplication between steps), compared with lxml like the generated ones.
-const NESTED_DOC: &str = r#"<r><a n="1"><b>1</b><a n="2"><b>2</b><c><a n="3"><b>3</b><b>7</b></a></c></a><b>4</b></a><c><b>5</b><a n="4"/><b>6</b></c></r>"#;
+const NESTED_DOC: &str =
+    r#"<r><a n="1"><b>1</b><a n="2"><b>2</b><c><a n="3"><b>3</b><b>7</b></a></c></a><b>4</b></a><c><b>5</b><a n="4"/><b>6</b></c></r>"#;
 const NESTED_EXPRS: &[&str] = &[
     "//a/../*/*",
     "//a/..//b",

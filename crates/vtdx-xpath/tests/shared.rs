@@ -62,8 +62,21 @@ fn number(v: &Toml) -> Option<f64> {
 }
 
 fn read_case(t: &Table, documents: &[(String, String)]) -> Result<Case, String> {
-    const KEYS: &[&str] =
-        &["name", "document", "context", "expr", "variables", "nodes", "values", "any_order", "count", "number", "string", "boolean", "error"];
+    const KEYS: &[&str] = &[
+        "name",
+        "document",
+        "context",
+        "expr",
+        "variables",
+        "nodes",
+        "values",
+        "any_order",
+        "count",
+        "number",
+        "string",
+        "boolean",
+        "error",
+    ];
     if let Some(k) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(format!("unknown key `{k}`"));
     }
@@ -137,9 +150,10 @@ fn read_file(path: &Path) -> Result<File, String> {
         return Err(format!("unknown top-level key `{k}`"));
     }
     let documents: Vec<(String, String)> = match t.get("documents") {
-        Some(Toml::Table(d)) => {
-            d.iter().map(|(k, v)| v.as_str().map(|x| (k.clone(), x.to_string())).ok_or(format!("document `{k}` must be a string"))).collect::<Result<_, _>>()?
-        }
+        Some(Toml::Table(d)) => d
+            .iter()
+            .map(|(k, v)| v.as_str().map(|x| (k.clone(), x.to_string())).ok_or(format!("document `{k}` must be a string")))
+            .collect::<Result<_, _>>()?,
         _ => return Err("no [documents] table".into()),
     };
     let namespaces: Namespaces = match t.get("namespaces") {
@@ -171,7 +185,9 @@ fn read_file(path: &Path) -> Result<File, String> {
 /// scalars as `type:string()` (numbers also by their sign, for -0).
 fn render(v: &Value<'_>) -> String {
     match v {
-        Value::NodeSet(s) => format!("[{}]", s.iter().map(|n| format!("{}={:?}", n.path(), n.string_value())).collect::<Vec<_>>().join(", ")),
+        Value::NodeSet(s) => {
+            format!("[{}]", s.iter().map(|n| format!("{}={:?}", n.path(), n.string_value())).collect::<Vec<_>>().join(", "))
+        }
         Value::Number(n) => format!("number:{}{}", if n.is_sign_negative() { "(-)" } else { "" }, v.string()),
         v => format!("{}:{}", v.type_name(), v.string()),
     }

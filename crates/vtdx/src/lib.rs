@@ -18,8 +18,8 @@
 #![forbid(unsafe_code)]
 
 pub use vtdx_core::{
-    dtd, escape_attr, escape_text, EditError, Editor, input, is_name, line_column, write_pretty, Children, Descendants, Document, Error, ErrorKind,
-    ExternalPolicy, LimitKind, Limits, Node, NodeId, NodeKind, ParseOptions, Parser, SourceEncoding, XmlDecl,
+    dtd, escape_attr, escape_text, input, is_name, line_column, write_pretty, Children, Descendants, Document, EditError, Editor, Error,
+    ErrorKind, ExternalPolicy, LimitKind, Limits, Node, NodeId, NodeKind, ParseOptions, Parser, SourceEncoding, XmlDecl,
 };
 
 /// The core crate, for the expert-level API (token tape, name tables).

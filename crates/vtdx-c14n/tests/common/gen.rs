@@ -143,8 +143,8 @@ impl Gen {
         let mark = self.scope.len();
         // namespace declarations
         let mut decls: Vec<(String, String)> = Vec::new(); // (attr name, raw uri)
-        // now and then a single declaration of the element's own prefix (the shape of
-        // `<m:GetQuote xmlns:m="...">`): new, redundant, or with a reference in the URI
+                                                           // now and then a single declaration of the element's own prefix (the shape of
+                                                           // `<m:GetQuote xmlns:m="...">`): new, redundant, or with a reference in the URI
         let own = if self.depth > 0 && self.rng.chance(15) { Some(*self.rng.pick(PREFIXES)) } else { None };
         if let Some(p) = own {
             let raw = match self.rng.below(4) {
@@ -220,8 +220,11 @@ impl Gen {
         // spaced, double quoted, with plain values (what the fast paths copy, when
         // the namespace rules let them)
         let tidy = self.rng.chance(35);
-        let mut all: Vec<(String, Option<String>)> =
-            decls.iter().map(|(n, v)| (n.clone(), Some(v.clone()))).chain(attrs.into_iter().map(|(n, v)| (n, if v.is_empty() { None } else { Some(v) }))).collect();
+        let mut all: Vec<(String, Option<String>)> = decls
+            .iter()
+            .map(|(n, v)| (n.clone(), Some(v.clone())))
+            .chain(attrs.into_iter().map(|(n, v)| (n, if v.is_empty() { None } else { Some(v) })))
+            .collect();
         if tidy {
             let key = |n: &str| -> (u8, String, String) {
                 if n == "xmlns" {
@@ -229,7 +232,11 @@ impl Gen {
                 } else if let Some(p) = n.strip_prefix("xmlns:") {
                     (0, p.to_string(), String::new())
                 } else if let Some((p, l)) = n.split_once(':') {
-                    let uri = if p == "xml" { "http://www.w3.org/XML/1998/namespace".to_string() } else { self.lookup(p).unwrap_or("").to_string() };
+                    let uri = if p == "xml" {
+                        "http://www.w3.org/XML/1998/namespace".to_string()
+                    } else {
+                        self.lookup(p).unwrap_or("").to_string()
+                    };
                     (1, uri, l.to_string())
                 } else {
                     (1, String::new(), n.to_string())

@@ -24,11 +24,7 @@ pub fn corpus() -> PathBuf {
         None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
     };
     let c = p.join("c14n");
-    assert!(
-        c.is_dir(),
-        "the C14N corpus is missing at {} (set VTDX_CORPUS to the corpus root, the folder holding c14n/)",
-        c.display()
-    );
+    assert!(c.is_dir(), "the C14N corpus is missing at {} (set VTDX_CORPUS to the corpus root, the folder holding c14n/)", c.display());
     p
 }
 

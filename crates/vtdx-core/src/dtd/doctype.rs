@@ -111,12 +111,9 @@ impl<'t> DtdParser<'t, '_> {
                             src.pe_name
                         ),
                     },
-                    ErrorKind::Dtd { detail } => ErrorKind::Dtd {
-                        detail: format!(
-                            "in the replacement text of parameter entity `%{};`: {detail}",
-                            src.pe_name
-                        ),
-                    },
+                    ErrorKind::Dtd { detail } => {
+                        ErrorKind::Dtd { detail: format!("in the replacement text of parameter entity `%{};`: {detail}", src.pe_name) }
+                    }
                     k => k,
                 };
                 Error::at(kind, self.text, r)
@@ -169,12 +166,7 @@ impl<'t> DtdParser<'t, '_> {
         }
     }
 
-    fn name<'s>(
-        &self,
-        src: &Src<'s>,
-        pos: usize,
-        what: &'static str,
-    ) -> Result<(&'s str, usize), Error> {
+    fn name<'s>(&self, src: &Src<'s>, pos: usize, what: &'static str) -> Result<(&'s str, usize), Error> {
         let Some(end) = scan_name(src.b, pos) else {
             return Err(self.expected(src, pos, what));
         };
@@ -189,11 +181,7 @@ impl<'t> DtdParser<'t, '_> {
         let max = self.opts.limits.max_name_len as u64;
         let len = (end - pos) as u64;
         if len > max {
-            return Err(self.err(
-                src,
-                pos,
-                ErrorKind::LimitExceeded { limit: LimitKind::NameLength, value: len, max },
-            ));
+            return Err(self.err(src, pos, ErrorKind::LimitExceeded { limit: LimitKind::NameLength, value: len, max }));
         }
         Ok(())
     }
@@ -209,23 +197,14 @@ impl<'t> DtdParser<'t, '_> {
 
     /// A quoted literal at `pos`; returns the content range and the offset
     /// after the closing quote.
-    fn literal(
-        &self,
-        src: &Src,
-        pos: usize,
-        what: &'static str,
-    ) -> Result<(Range<usize>, usize), Error> {
+    fn literal(&self, src: &Src, pos: usize, what: &'static str) -> Result<(Range<usize>, usize), Error> {
         let q = match src.b.get(pos) {
             Some(&q @ (b'"' | b'\'')) => q,
             _ => return Err(self.expected(src, pos, what)),
         };
         match memchr::memchr(q, &src.b[pos + 1..]) {
             Some(k) => Ok((pos + 1..pos + 1 + k, pos + 2 + k)),
-            None => Err(self.err(
-                src,
-                src.b.len(),
-                ErrorKind::UnexpectedEof { expected: "the closing quote of a literal" },
-            )),
+            None => Err(self.err(src, src.b.len(), ErrorKind::UnexpectedEof { expected: "the closing quote of a literal" })),
         }
     }
 
@@ -239,11 +218,7 @@ impl<'t> DtdParser<'t, '_> {
         for i in r.clone() {
             let c = src.b[i];
             if !is_pubid_char(c) {
-                return Err(self.dtd_err(
-                    src,
-                    i,
-                    format!("{} is not allowed in a public identifier", describe_at(src.b, i)),
-                ));
+                return Err(self.dtd_err(src, i, format!("{} is not allowed in a public identifier", describe_at(src.b, i))));
             }
         }
         // §4.2.2: white space normalized before matching
@@ -254,12 +229,7 @@ impl<'t> DtdParser<'t, '_> {
 
     /// ExternalID (or, for notations, PublicID) at `pos`, which starts with
     /// `SYSTEM` or `PUBLIC`.
-    fn external_id(
-        &self,
-        src: &Src,
-        pos: usize,
-        notation: bool,
-    ) -> Result<(Option<String>, Option<String>, usize), Error> {
+    fn external_id(&self, src: &Src, pos: usize, notation: bool) -> Result<(Option<String>, Option<String>, usize), Error> {
         let (kw, p) = token(src.b, pos).unwrap_or(("", pos));
         match kw {
             "SYSTEM" => {
@@ -278,11 +248,7 @@ impl<'t> DtdParser<'t, '_> {
                     }
                     return Ok((Some(public), None, p));
                 }
-                let p = self.req_ws(
-                    src,
-                    p,
-                    "whitespace and a system literal after the public identifier",
-                )?;
+                let p = self.req_ws(src, p, "whitespace and a system literal after the public identifier")?;
                 let (sys, p) = self.system_literal(src, p)?;
                 Ok((Some(public), Some(sys), p))
             }
@@ -326,9 +292,7 @@ impl<'t> DtdParser<'t, '_> {
                 return Err(self.dtd_err(
                     &src,
                     pos,
-                    format!(
-                        "expected `SYSTEM`, `PUBLIC`, `[` or `>` after the document type name, found `{kw}`"
-                    ),
+                    format!("expected `SYSTEM`, `PUBLIC`, `[` or `>` after the document type name, found `{kw}`"),
                 ));
             }
             if pos == end {
@@ -350,11 +314,7 @@ impl<'t> DtdParser<'t, '_> {
                 return Err(self.expected(&src, pos, "`>` after the internal subset"));
             }
         } else if text.get(pos) != Some(&b'>') {
-            return Err(self.expected(
-                &src,
-                pos,
-                "an external identifier, `[` or `>` in the document type declaration",
-            ));
+            return Err(self.expected(&src, pos, "an external identifier, `[` or `>` in the document type declaration"));
         }
         Ok(pos + 1)
     }
@@ -366,22 +326,22 @@ impl<'t> DtdParser<'t, '_> {
         loop {
             pos = skip_ws(b, pos);
             match b.get(pos) {
-                None if in_doc => {
-                    return Err(self.expected(src, pos, "`]` to end the internal subset"))
-                }
+                None if in_doc => return Err(self.expected(src, pos, "`]` to end the internal subset")),
                 None => return Ok(pos),
                 Some(b']') if in_doc => return Ok(pos),
                 Some(b'%') => pos = self.pe_reference(src, pos)?,
                 Some(b'<') => pos = self.markup_decl(src, pos)?,
-                Some(_) => return Err(self.dtd_err(
-                    src,
-                    pos,
-                    format!(
-                        "expected a markup declaration, a parameter-entity reference{}, found {}",
-                        if in_doc { " or `]`" } else { "" },
-                        describe_at(b, pos)
-                    ),
-                )),
+                Some(_) => {
+                    return Err(self.dtd_err(
+                        src,
+                        pos,
+                        format!(
+                            "expected a markup declaration, a parameter-entity reference{}, found {}",
+                            if in_doc { " or `]`" } else { "" },
+                            describe_at(b, pos)
+                        ),
+                    ))
+                }
             }
         }
     }
@@ -398,18 +358,15 @@ impl<'t> DtdParser<'t, '_> {
             return Err(self.dtd_err(
                 src,
                 pos,
-                "conditional sections (`<![INCLUDE[`, `<![IGNORE[`) are allowed only in the external subset, not in the internal subset".to_string(),
+                "conditional sections (`<![INCLUDE[`, `<![IGNORE[`) are allowed only in the external subset, not in the internal subset"
+                    .to_string(),
             ));
         }
         if rest.starts_with(b"<!") {
             // a keyword run together with what follows (`<!ENTITYx`) is
             // reported by the declaration as missing white space
-            let keyword = token(src.b, pos + 2).map(|(kw, _)| {
-                ["ELEMENT", "ATTLIST", "ENTITY", "NOTATION"]
-                    .into_iter()
-                    .find(|k| kw.starts_with(k))
-                    .unwrap_or(kw)
-            });
+            let keyword = token(src.b, pos + 2)
+                .map(|(kw, _)| ["ELEMENT", "ATTLIST", "ENTITY", "NOTATION"].into_iter().find(|k| kw.starts_with(k)).unwrap_or(kw));
             return match keyword {
                 Some("ELEMENT") => self.element_decl(src, pos),
                 Some("ATTLIST") => self.attlist_decl(src, pos),
@@ -422,11 +379,7 @@ impl<'t> DtdParser<'t, '_> {
                         "unknown markup declaration `<!{other}`; expected `<!ELEMENT`, `<!ATTLIST`, `<!ENTITY`, `<!NOTATION` or `<!--`"
                     ),
                 )),
-                None => Err(self.expected(
-                    src,
-                    pos + 2,
-                    "`ELEMENT`, `ATTLIST`, `ENTITY`, `NOTATION` or `--` after `<!`",
-                )),
+                None => Err(self.expected(src, pos + 2, "`ELEMENT`, `ATTLIST`, `ENTITY`, `NOTATION` or `--` after `<!`")),
             };
         }
         Err(self.expected(src, pos + 1, "`!` or `?` after `<` in the internal subset"))
@@ -448,15 +401,10 @@ impl<'t> DtdParser<'t, '_> {
         if b[p..].starts_with(b"?>") {
             return Ok(p + 2);
         }
-        let p =
-            self.req_ws(src, p, "whitespace or `?>` after the processing instruction target")?;
+        let p = self.req_ws(src, p, "whitespace or `?>` after the processing instruction target")?;
         match memchr::memmem::find(&b[p..], b"?>") {
             Some(k) => Ok(p + k + 2),
-            None => Err(self.err(
-                src,
-                b.len(),
-                ErrorKind::UnexpectedEof { expected: "`?>` to end the processing instruction" },
-            )),
+            None => Err(self.err(src, b.len(), ErrorKind::UnexpectedEof { expected: "`?>` to end the processing instruction" })),
         }
     }
 
@@ -464,25 +412,13 @@ impl<'t> DtdParser<'t, '_> {
         let b = src.b;
         let from = pos + 4;
         match memchr::memmem::find(&b[from..], b"--") {
-            None => Err(self.err(
-                src,
-                b.len(),
-                ErrorKind::UnexpectedEof { expected: "`-->` to end the comment" },
-            )),
+            None => Err(self.err(src, b.len(), ErrorKind::UnexpectedEof { expected: "`-->` to end the comment" })),
             Some(k) => {
                 let q = from + k;
                 match b.get(q + 2) {
                     Some(b'>') => Ok(q + 3),
-                    None => Err(self.err(
-                        src,
-                        b.len(),
-                        ErrorKind::UnexpectedEof { expected: "`>` to end the comment" },
-                    )),
-                    Some(_) => Err(self.dtd_err(
-                        src,
-                        q,
-                        "`--` is not allowed inside a comment".to_string(),
-                    )),
+                    None => Err(self.err(src, b.len(), ErrorKind::UnexpectedEof { expected: "`>` to end the comment" })),
+                    Some(_) => Err(self.dtd_err(src, q, "`--` is not allowed inside a comment".to_string())),
                 }
             }
         }
@@ -504,18 +440,10 @@ impl<'t> DtdParser<'t, '_> {
                     return Err(self.dtd_err(
                         src,
                         p,
-                        format!(
-                            "unknown content specification `{other}`; expected `EMPTY`, `ANY` or a content model in parentheses"
-                        ),
+                        format!("unknown content specification `{other}`; expected `EMPTY`, `ANY` or a content model in parentheses"),
                     ))
                 }
-                None => {
-                    return Err(self.expected(
-                        src,
-                        p,
-                        "`EMPTY`, `ANY` or `(` to start the content specification",
-                    ))
-                }
+                None => return Err(self.expected(src, p, "`EMPTY`, `ANY` or `(` to start the content specification")),
             }
         };
         let p = skip_ws(b, p);
@@ -551,8 +479,7 @@ impl<'t> DtdParser<'t, '_> {
                     }
                     Some(b'|') => {
                         p = skip_ws(b, p + 1);
-                        let (_, e) =
-                            self.name(src, p, "an element type name after `|` in mixed content")?;
+                        let (_, e) = self.name(src, p, "an element type name after `|` in mixed content")?;
                         p = e;
                         names = true;
                     }
@@ -627,14 +554,9 @@ impl<'t> DtdParser<'t, '_> {
                 return Ok(q + 1);
             }
             if q == p {
-                return Err(self.expected(
-                    src,
-                    p,
-                    "whitespace or `>` in the attribute-list declaration",
-                ));
+                return Err(self.expected(src, p, "whitespace or `>` in the attribute-list declaration"));
             }
-            let (name, q) =
-                self.name(src, q, "an attribute name or `>` in the attribute-list declaration")?;
+            let (name, q) = self.name(src, q, "an attribute name or `>` in the attribute-list declaration")?;
             let q = self.req_ws(src, q, "whitespace after the attribute name in `<!ATTLIST`")?;
             let (ty, q) = self.att_type(src, q)?;
             let q = self.req_ws(src, q, "whitespace after the attribute type in `<!ATTLIST`")?;
@@ -661,11 +583,7 @@ impl<'t> DtdParser<'t, '_> {
             return Ok((AttType::Enumeration(values), p));
         }
         let Some((kw, p)) = token(b, pos) else {
-            return Err(self.expected(
-                src,
-                pos,
-                "an attribute type (`CDATA`, `ID`, ..., `NOTATION` or `(`)",
-            ));
+            return Err(self.expected(src, pos, "an attribute type (`CDATA`, `ID`, ..., `NOTATION` or `(`)"));
         };
         let ty = match kw {
             "CDATA" => AttType::Cdata,
@@ -698,12 +616,7 @@ impl<'t> DtdParser<'t, '_> {
     }
 
     /// `'(' S? tok (S? '|' S? tok)* S? ')'` with Nmtokens or Names.
-    fn token_list(
-        &mut self,
-        src: &Src,
-        pos: usize,
-        nmtokens: bool,
-    ) -> Result<(Vec<String>, usize), Error> {
+    fn token_list(&mut self, src: &Src, pos: usize, nmtokens: bool) -> Result<(Vec<String>, usize), Error> {
         let b = src.b;
         let mut out = Vec::new();
         let mut p = skip_ws(b, pos + 1);
@@ -713,11 +626,7 @@ impl<'t> DtdParser<'t, '_> {
                 return Err(self.expected(
                     src,
                     p,
-                    if nmtokens {
-                        "a name token in the enumeration"
-                    } else {
-                        "a notation name in the list"
-                    },
+                    if nmtokens { "a name token in the enumeration" } else { "a notation name in the list" },
                 ));
             };
             self.check_len(src, p, end)?;
@@ -731,12 +640,7 @@ impl<'t> DtdParser<'t, '_> {
         }
     }
 
-    fn default_decl(
-        &mut self,
-        src: &Src,
-        pos: usize,
-        cdata: bool,
-    ) -> Result<(AttDefault, usize), Error> {
+    fn default_decl(&mut self, src: &Src, pos: usize, cdata: bool) -> Result<(AttDefault, usize), Error> {
         let b = src.b;
         match b.get(pos) {
             Some(b'#') => match token(b, pos + 1) {
@@ -747,26 +651,16 @@ impl<'t> DtdParser<'t, '_> {
                     let (v, p) = self.att_value(src, p, cdata)?;
                     Ok((AttDefault::Fixed(v), p))
                 }
-                Some((other, _)) => Err(self.dtd_err(
-                    src,
-                    pos,
-                    format!(
-                        "unknown default `#{other}`; expected `#REQUIRED`, `#IMPLIED` or `#FIXED`"
-                    ),
-                )),
-                None => {
-                    Err(self.expected(src, pos + 1, "`REQUIRED`, `IMPLIED` or `FIXED` after `#`"))
+                Some((other, _)) => {
+                    Err(self.dtd_err(src, pos, format!("unknown default `#{other}`; expected `#REQUIRED`, `#IMPLIED` or `#FIXED`")))
                 }
+                None => Err(self.expected(src, pos + 1, "`REQUIRED`, `IMPLIED` or `FIXED` after `#`")),
             },
             Some(b'"' | b'\'') => {
                 let (v, p) = self.att_value(src, pos, cdata)?;
                 Ok((AttDefault::Default(v), p))
             }
-            _ => Err(self.expected(
-                src,
-                pos,
-                "`#REQUIRED`, `#IMPLIED`, `#FIXED` or a quoted default value",
-            )),
+            _ => Err(self.expected(src, pos, "`#REQUIRED`, `#IMPLIED`, `#FIXED` or a quoted default value")),
         }
     }
 
@@ -778,26 +672,14 @@ impl<'t> DtdParser<'t, '_> {
             Ok(s) => s,
             Err(_) => return Err(self.err(src, r.start, ErrorKind::InvalidUtf8)),
         };
-        if let Err(e) = normalize_attribute_value(
-            raw,
-            src.b,
-            r.start,
-            Some(&self.dtd),
-            cdata,
-            &mut *self.budget,
-            0,
-        ) {
+        if let Err(e) = normalize_attribute_value(raw, src.b, r.start, Some(&self.dtd), cdata, &mut *self.budget, 0) {
             return Err(self.remap(src, e));
         }
         // Replacement text has normalized line ends: a CR in it came from a
         // character reference in the entity value and normalizes to one space
         // each. Store it as a space so normalizing the stored "raw" literal
         // gives the same result.
-        let stored = if src.ref_off.is_some() && raw.contains('\r') {
-            raw.replace('\r', " ")
-        } else {
-            raw.to_string()
-        };
+        let stored = if src.ref_off.is_some() && raw.contains('\r') { raw.replace('\r', " ") } else { raw.to_string() };
         Ok((stored, end))
     }
 
@@ -830,11 +712,7 @@ impl<'t> DtdParser<'t, '_> {
             }
             _ => {
                 if !matches!(token(b, p), Some(("SYSTEM" | "PUBLIC", _))) {
-                    return Err(self.expected_keyword(
-                        src,
-                        p,
-                        "a quoted entity value, `SYSTEM` or `PUBLIC`",
-                    ));
+                    return Err(self.expected_keyword(src, p, "a quoted entity value, `SYSTEM` or `PUBLIC`"));
                 }
                 let id_at = p;
                 let (public_id, system_id, p) = self.external_id(src, p, false)?;
@@ -894,11 +772,7 @@ impl<'t> DtdParser<'t, '_> {
         let mut run = i;
         loop {
             let Some(&c) = b.get(i) else {
-                return Err(self.err(
-                    src,
-                    i,
-                    ErrorKind::UnexpectedEof { expected: "the closing quote of the entity value" },
-                ));
+                return Err(self.err(src, i, ErrorKind::UnexpectedEof { expected: "the closing quote of the entity value" }));
             };
             if c == q {
                 out.push_str(&lossy(&b[run..i]));
@@ -958,11 +832,7 @@ impl<'t> DtdParser<'t, '_> {
     /// reported as such.
     fn value_err(&self, src: &Src, j: usize, kind: ErrorKind) -> Error {
         if j >= src.b.len() {
-            return self.err(
-                src,
-                j,
-                ErrorKind::UnexpectedEof { expected: "the closing quote of the entity value" },
-            );
+            return self.err(src, j, ErrorKind::UnexpectedEof { expected: "the closing quote of the entity value" });
         }
         self.err(src, j, kind)
     }
@@ -1007,24 +877,12 @@ impl<'t> DtdParser<'t, '_> {
             None | Some(EntityValue::External { .. }) => self.not_read(),
             Some(EntityValue::Internal(replacement)) => {
                 if self.pe_stack.iter().any(|n| n == name) {
-                    return Err(self.err(
-                        src,
-                        pos,
-                        ErrorKind::RecursiveEntity { name: name.to_string() },
-                    ));
+                    return Err(self.err(src, pos, ErrorKind::RecursiveEntity { name: name.to_string() }));
                 }
                 let level = self.pe_stack.len() as u64 + 1;
                 let max = self.opts.limits.max_entity_depth as u64;
                 if level > max {
-                    return Err(self.err(
-                        src,
-                        pos,
-                        ErrorKind::LimitExceeded {
-                            limit: LimitKind::EntityDepth,
-                            value: level,
-                            max,
-                        },
-                    ));
+                    return Err(self.err(src, pos, ErrorKind::LimitExceeded { limit: LimitKind::EntityDepth, value: level, max }));
                 }
                 self.budget.charge(replacement.len(), self.text, ref_off)?;
                 self.pe_stack.push(name.to_string());
@@ -1062,9 +920,5 @@ fn lossy(b: &[u8]) -> Cow<'_, str> {
 
 /// PubidChar (production [13]).
 fn is_pubid_char(b: u8) -> bool {
-    b == b' '
-        || b == b'\r'
-        || b == b'\n'
-        || b.is_ascii_alphanumeric()
-        || b"-'()+,./:=?;!*#@$_%".contains(&b)
+    b == b' ' || b == b'\r' || b == b'\n' || b.is_ascii_alphanumeric() || b"-'()+,./:=?;!*#@$_%".contains(&b)
 }

@@ -149,12 +149,7 @@ pub struct NotationDecl {
     pub system_id: Option<String>,
 }
 
-fn find_decl<'a>(
-    list: &'a [EntityDecl],
-    map: &HashMap<Box<str>, usize>,
-    indexed: usize,
-    name: &str,
-) -> Option<&'a EntityDecl> {
+fn find_decl<'a>(list: &'a [EntityDecl], map: &HashMap<Box<str>, usize>, indexed: usize, name: &str) -> Option<&'a EntityDecl> {
     if indexed == list.len() {
         match map.get(name) {
             None => return None,
@@ -178,12 +173,7 @@ impl Dtd {
 
     /// The parameter entity `name` (without `%`), if declared (and processed).
     pub fn parameter_entity(&self, name: &str) -> Option<&EntityDecl> {
-        find_decl(
-            &self.parameter_entities,
-            &self.index.parameter_entities,
-            self.index.indexed.1,
-            name,
-        )
+        find_decl(&self.parameter_entities, &self.index.parameter_entities, self.index.indexed.1, name)
     }
 
     /// The definition of attribute `attr` of element type `element`.
@@ -212,11 +202,7 @@ impl Dtd {
         } else {
             (none, self.attributes.as_slice())
         };
-        indexed
-            .iter()
-            .filter_map(move |&i| self.attributes.get(i))
-            .chain(linear.iter())
-            .filter(move |a| a.element == element)
+        indexed.iter().filter_map(move |&i| self.attributes.get(i)).chain(linear.iter()).filter(move |a| a.element == element)
     }
 
     /// Whether an undeclared general entity reference is a well-formedness error.
@@ -254,19 +240,13 @@ impl Dtd {
         if self.index.parameter_entities.contains_key(decl.name.as_str()) {
             return;
         }
-        self.index
-            .parameter_entities
-            .insert(decl.name.as_str().into(), self.parameter_entities.len());
+        self.index.parameter_entities.insert(decl.name.as_str().into(), self.parameter_entities.len());
         self.parameter_entities.push(decl);
         self.index.indexed.1 = self.parameter_entities.len();
     }
 
     pub(super) fn add_attribute(&mut self, decl: AttDecl) {
-        self.index
-            .attributes
-            .entry(decl.element.as_str().into())
-            .or_default()
-            .push(self.attributes.len());
+        self.index.attributes.entry(decl.element.as_str().into()).or_default().push(self.attributes.len());
         self.attributes.push(decl);
         self.index.indexed.2 = self.attributes.len();
     }

@@ -48,11 +48,7 @@ impl ExpansionBudget {
         self.used = self.used.saturating_add(n as u64);
         if self.used > self.max_bytes {
             return Err(Error::at(
-                ErrorKind::LimitExceeded {
-                    limit: LimitKind::EntityExpansionBytes,
-                    value: self.used,
-                    max: self.max_bytes,
-                },
+                ErrorKind::LimitExceeded { limit: LimitKind::EntityExpansionBytes, value: self.used, max: self.max_bytes },
                 text,
                 offset,
             ));
@@ -79,8 +75,7 @@ impl ExpansionBudget {
 // Shared lexical helpers
 
 /// The predefined entities (XML 1.0 §4.6) and their characters.
-pub(crate) const PREDEFINED: [(&str, char); 5] =
-    [("amp", '&'), ("lt", '<'), ("gt", '>'), ("apos", '\''), ("quot", '"')];
+pub(crate) const PREDEFINED: [(&str, char); 5] = [("amp", '&'), ("lt", '<'), ("gt", '>'), ("apos", '\''), ("quot", '"')];
 
 fn predefined(name: &str) -> Option<char> {
     PREDEFINED.iter().find(|(n, _)| *n == name).map(|&(_, c)| c)
@@ -115,20 +110,11 @@ pub(super) fn parse_char_ref(b: &[u8], i: usize) -> Result<(char, usize), (usize
         return Err((j, ErrorKind::Unexpected { expected, found: describe_at(b, j) }));
     }
     if b.get(j) != Some(&b';') {
-        return Err((
-            j,
-            ErrorKind::Unexpected {
-                expected: "`;` to end the character reference",
-                found: describe_at(b, j),
-            },
-        ));
+        return Err((j, ErrorKind::Unexpected { expected: "`;` to end the character reference", found: describe_at(b, j) }));
     }
     match char::from_u32(v).filter(|c| is_xml_char(*c as u32)) {
         Some(c) => Ok((c, j + 1)),
-        None => Err((
-            i,
-            ErrorKind::InvalidCharRef { text: String::from_utf8_lossy(&b[i..=j]).into_owned() },
-        )),
+        None => Err((i, ErrorKind::InvalidCharRef { text: String::from_utf8_lossy(&b[i..=j]).into_owned() })),
     }
 }
 
@@ -136,22 +122,10 @@ pub(super) fn parse_char_ref(b: &[u8], i: usize) -> Result<(char, usize), (usize
 /// of the name (the offset of `;`).
 pub(super) fn scan_entity_ref(b: &[u8], i: usize) -> Result<usize, (usize, ErrorKind)> {
     let Some(e) = scan_name(b, i + 1) else {
-        return Err((
-            i + 1,
-            ErrorKind::Unexpected {
-                expected: "an entity name or `#` after `&`",
-                found: describe_at(b, i + 1),
-            },
-        ));
+        return Err((i + 1, ErrorKind::Unexpected { expected: "an entity name or `#` after `&`", found: describe_at(b, i + 1) }));
     };
     if b.get(e) != Some(&b';') {
-        return Err((
-            e,
-            ErrorKind::Unexpected {
-                expected: "`;` to end the entity reference",
-                found: describe_at(b, e),
-            },
-        ));
+        return Err((e, ErrorKind::Unexpected { expected: "`;` to end the entity reference", found: describe_at(b, e) }));
     }
     Ok(e)
 }
@@ -204,15 +178,7 @@ pub fn normalize_attribute_value<'r>(
         return Ok(Cow::Owned(collapse_spaces(raw)));
     }
     let mut out = String::with_capacity(raw.len());
-    let mut n = Normalizer {
-        text,
-        raw_offset,
-        dtd,
-        complete: dtd.is_none_or(|d| d.entities_complete),
-        budget,
-        depth,
-        stack: Vec::new(),
-    };
+    let mut n = Normalizer { text, raw_offset, dtd, complete: dtd.is_none_or(|d| d.entities_complete), budget, depth, stack: Vec::new() };
     n.expand(raw, None, &mut out)?;
     if !cdata && needs_collapse(&out) {
         out = collapse_spaces(&out);
@@ -222,10 +188,7 @@ pub fn normalize_attribute_value<'r>(
 
 fn less_than_error(text: &[u8], offset: usize) -> Error {
     Error::at(
-        ErrorKind::Unexpected {
-            expected: "an attribute value character (`<` must be written `&lt;`)",
-            found: "`<`".to_string(),
-        },
+        ErrorKind::Unexpected { expected: "an attribute value character (`<` must be written `&lt;`)", found: "`<`".to_string() },
         text,
         offset,
     )
@@ -271,7 +234,8 @@ impl<'d> Normalizer<'d, '_> {
                         (Some(off), Some(name)) => Error::at(
                             ErrorKind::ForbiddenEntityReference {
                                 name: name.to_string(),
-                                reason: "its replacement text contains `<`, which an attribute value must not (wfc: no < in attribute values)",
+                                reason:
+                                    "its replacement text contains `<`, which an attribute value must not (wfc: no < in attribute values)",
                             },
                             self.text,
                             off,
@@ -304,13 +268,7 @@ impl<'d> Normalizer<'d, '_> {
         at.unwrap_or(self.raw_offset + i)
     }
 
-    fn reference(
-        &mut self,
-        s: &str,
-        i: usize,
-        at: Option<usize>,
-        out: &mut String,
-    ) -> Result<usize, Error> {
+    fn reference(&mut self, s: &str, i: usize, at: Option<usize>, out: &mut String) -> Result<usize, Error> {
         let b = s.as_bytes();
         if b.get(i + 1) == Some(&b'#') {
             return match parse_char_ref(b, i) {
@@ -321,8 +279,7 @@ impl<'d> Normalizer<'d, '_> {
                 Err((j, kind)) => Err(Error::at(kind, self.text, self.pos(at, j))),
             };
         }
-        let e = scan_entity_ref(b, i)
-            .map_err(|(j, kind)| Error::at(kind, self.text, self.pos(at, j)))?;
+        let e = scan_entity_ref(b, i).map_err(|(j, kind)| Error::at(kind, self.text, self.pos(at, j)))?;
         let name = &s[i + 1..e];
         if let Some(c) = predefined(name) {
             out.push(c);
@@ -332,11 +289,7 @@ impl<'d> Normalizer<'d, '_> {
         let dtd = self.dtd;
         let Some(decl) = dtd.and_then(|d| d.entity(name)) else {
             if self.complete {
-                return Err(Error::at(
-                    ErrorKind::UndeclaredEntity { name: name.to_string() },
-                    self.text,
-                    ref_pos,
-                ));
+                return Err(Error::at(ErrorKind::UndeclaredEntity { name: name.to_string() }, self.text, ref_pos));
             }
             return Ok(e + 1);
         };
@@ -352,28 +305,19 @@ impl<'d> Normalizer<'d, '_> {
             EntityValue::External { .. } => Err(Error::at(
                 ErrorKind::ForbiddenEntityReference {
                     name: name.to_string(),
-                    reason:
-                        "external entity in attribute value (wfc: no external entity references)",
+                    reason: "external entity in attribute value (wfc: no external entity references)",
                 },
                 self.text,
                 ref_pos,
             )),
             EntityValue::Internal(replacement) => {
                 if self.stack.contains(&decl.name.as_str()) {
-                    return Err(Error::at(
-                        ErrorKind::RecursiveEntity { name: name.to_string() },
-                        self.text,
-                        ref_pos,
-                    ));
+                    return Err(Error::at(ErrorKind::RecursiveEntity { name: name.to_string() }, self.text, ref_pos));
                 }
                 let level = self.depth as u64 + self.stack.len() as u64 + 1;
                 if level > self.budget.max_depth as u64 {
                     return Err(Error::at(
-                        ErrorKind::LimitExceeded {
-                            limit: LimitKind::EntityDepth,
-                            value: level,
-                            max: self.budget.max_depth as u64,
-                        },
+                        ErrorKind::LimitExceeded { limit: LimitKind::EntityDepth, value: level, max: self.budget.max_depth as u64 },
                         self.text,
                         ref_pos,
                     ));

@@ -63,8 +63,7 @@ fn internal(d: &Dtd, name: &str) -> String {
 fn norm(raw: &str, dtd: Option<&Dtd>, cdata: bool) -> Result<String, Error> {
     let o = opts();
     let mut budget = ExpansionBudget::new(&o, raw.len().max(1000));
-    normalize_attribute_value(raw, raw.as_bytes(), 0, dtd, cdata, &mut budget, 0)
-        .map(|c| c.into_owned())
+    normalize_attribute_value(raw, raw.as_bytes(), 0, dtd, cdata, &mut budget, 0).map(|c| c.into_owned())
 }
 
 #[track_caller]
@@ -169,25 +168,12 @@ fn full_internal_subset() {
     assert!(d.attribute("doc", "nope").is_none());
     assert!(d.attribute("item", "id").is_none());
     let all: Vec<&str> = d.attributes_of("doc").map(|a| a.name.as_str()).collect();
-    assert_eq!(
-        all,
-        ["id", "ref", "refs", "ver", "kind", "pic", "pics", "tok", "toks", "fmt", "extra"]
-    );
+    assert_eq!(all, ["id", "ref", "refs", "ver", "kind", "pic", "pics", "tok", "toks", "fmt", "extra"]);
     assert_eq!(d.attributes.len(), 11);
 
-    let n: Vec<(&str, Option<&str>, Option<&str>)> = d
-        .notations
-        .iter()
-        .map(|n| (n.name.as_str(), n.public_id.as_deref(), n.system_id.as_deref()))
-        .collect();
-    assert_eq!(
-        n,
-        [
-            ("gif", None, Some("image/gif")),
-            ("png", Some("-//PNG//EN"), None),
-            ("jpg", Some("-//JPG//EN"), Some("jpg.exe"))
-        ]
-    );
+    let n: Vec<(&str, Option<&str>, Option<&str>)> =
+        d.notations.iter().map(|n| (n.name.as_str(), n.public_id.as_deref(), n.system_id.as_deref())).collect();
+    assert_eq!(n, [("gif", None, Some("image/gif")), ("png", Some("-//PNG//EN"), None), ("jpg", Some("-//JPG//EN"), Some("jpg.exe"))]);
 }
 
 #[test]
@@ -221,10 +207,7 @@ fn minimal_forms() {
     // xml-stylesheet and other targets starting with xml are fine
     assert!(parse("<!DOCTYPE d [<?xml-stylesheet href='a'?><?xmlfoo?>]>").is_ok());
     // predefined entities may be declared
-    assert!(parse(
-        "<!DOCTYPE d [<!ENTITY lt '&#38;#60;'><!ENTITY gt '>'><!ENTITY amp '&#38;#38;'>]>"
-    )
-    .is_ok());
+    assert!(parse("<!DOCTYPE d [<!ENTITY lt '&#38;#60;'><!ENTITY gt '>'><!ENTITY amp '&#38;#38;'>]>").is_ok());
 }
 
 #[test]
@@ -279,8 +262,7 @@ fn content_models() {
         assert!(parse(&doc).is_err(), "accepted invalid content model {m:?}");
     }
     // deep nesting does not use the call stack
-    let deep =
-        format!("<!DOCTYPE d [<!ELEMENT e {}a{}>]>", "(".repeat(100_000), ")".repeat(100_000));
+    let deep = format!("<!DOCTYPE d [<!ELEMENT e {}a{}>]>", "(".repeat(100_000), ")".repeat(100_000));
     assert!(parse(&deep).is_ok());
 }
 
@@ -397,15 +379,10 @@ fn malformed_attlist() {
         assert_dtd_err(&format!("<!DOCTYPE doc [{subset}]>"));
     }
     // valid: char-ref-escaped < is fine; undeclared entity with an external subset
-    assert!(parse(
-        "<!DOCTYPE doc [<!ENTITY e '&#38;#60;'><!ATTLIST doc a CDATA '&e;&#60;&lt;'>]>"
-    )
-    .is_ok());
+    assert!(parse("<!DOCTYPE doc [<!ENTITY e '&#38;#60;'><!ATTLIST doc a CDATA '&e;&#60;&lt;'>]>").is_ok());
     assert!(parse("<!DOCTYPE doc SYSTEM 'x' [<!ATTLIST doc a CDATA '&undeclared;'>]>").is_ok());
     // but not when standalone
-    assert!(
-        parse_sa("<!DOCTYPE doc SYSTEM 'x' [<!ATTLIST doc a CDATA '&undeclared;'>]>").is_err()
-    );
+    assert!(parse_sa("<!DOCTYPE doc SYSTEM 'x' [<!ATTLIST doc a CDATA '&undeclared;'>]>").is_err());
     // first definition of a pair wins, across declarations
     let d = parse("<!DOCTYPE doc [<!ATTLIST doc a CDATA 'one'><!ATTLIST doc a CDATA 'two' b ID #IMPLIED>]>").unwrap();
     assert_eq!(d.attribute("doc", "a").unwrap().default, AttDefault::Default("one".into()));
@@ -471,12 +448,7 @@ fn malformed_entity_and_notation() {
     assert_eq!(e.kind(), &ErrorKind::InvalidName { name: "a:b".into() });
     // without namespaces colons are ordinary name characters
     let no_ns = opts().namespaces(false);
-    assert!(parse_with(
-        "<!DOCTYPE doc [<!ENTITY a:b 'x'><!NOTATION n:x SYSTEM 'a'><?a:b?>]>",
-        false,
-        &no_ns
-    )
-    .is_ok());
+    assert!(parse_with("<!DOCTYPE doc [<!ENTITY a:b 'x'><!NOTATION n:x SYSTEM 'a'><?a:b?>]>", false, &no_ns).is_ok());
 }
 
 #[test]
@@ -618,10 +590,7 @@ fn unread_external_pe_skips_later_declarations() {
     assert!(!d.entities_complete);
     // syntax is still checked after the skip
     assert!(parse("<!DOCTYPE doc [<!ENTITY % ext SYSTEM 'e'>%ext;<!ENTITY after>]>").is_err());
-    assert!(parse(
-        "<!DOCTYPE doc [<!ENTITY % ext SYSTEM 'e'>%ext;<!ATTLIST doc a CDATA '<'>]>"
-    )
-    .is_err());
+    assert!(parse("<!DOCTYPE doc [<!ENTITY % ext SYSTEM 'e'>%ext;<!ATTLIST doc a CDATA '<'>]>").is_err());
     // standalone: declarations are still processed, so the WFC applies
     assert!(parse_sa(&doc).is_err());
     let d = parse_sa(&format!("{subset}]>")).unwrap();
@@ -640,10 +609,7 @@ fn pe_depth_and_budget() {
     }
     subset.push_str("%p39;");
     let e = assert_dtd_err(&format!("<!DOCTYPE d [{subset}]>"));
-    assert!(
-        matches!(e.kind(), ErrorKind::LimitExceeded { limit: LimitKind::EntityDepth, .. }),
-        "{e}"
-    );
+    assert!(matches!(e.kind(), ErrorKind::LimitExceeded { limit: LimitKind::EntityDepth, .. }), "{e}");
     // exponential PE expansion runs out of budget
     let mut subset = String::from("<!ENTITY % l0 '<!-- xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx -->'>");
     for i in 1..20 {
@@ -660,9 +626,7 @@ fn pe_depth_and_budget() {
 #[test]
 fn normalization_spec_table() {
     // XML 1.0 §3.3.3
-    let d =
-        parse("<!DOCTYPE d [<!ENTITY d '&#xD;'><!ENTITY a '&#xA;'><!ENTITY da '&#xD;&#xA;'>]>")
-            .unwrap();
+    let d = parse("<!DOCTYPE d [<!ENTITY d '&#xD;'><!ENTITY a '&#xA;'><!ENTITY da '&#xD;&#xA;'>]>").unwrap();
     let d = Some(&d);
     assert_eq!(norm("\n\nxyz", d, false).unwrap(), "xyz");
     assert_eq!(norm("\n\nxyz", d, true).unwrap(), "  xyz");
@@ -680,8 +644,7 @@ fn normalization_spec_table() {
 fn normalization_basics() {
     let o = opts();
     let mut budget = ExpansionBudget::new(&o, 100);
-    let r =
-        normalize_attribute_value("plain value", b"", 0, None, true, &mut budget, 0).unwrap();
+    let r = normalize_attribute_value("plain value", b"", 0, None, true, &mut budget, 0).unwrap();
     assert!(matches!(r, Cow::Borrowed("plain value")));
     let r = normalize_attribute_value("a b", b"", 0, None, false, &mut budget, 0).unwrap();
     assert!(matches!(r, Cow::Borrowed("a b")));
@@ -701,9 +664,7 @@ fn normalization_basics() {
     let e = norm("ab<", None, true).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::Unexpected { .. }));
     assert_eq!(e.offset(), 2);
-    for bad in
-        ["&", "&;", "&#;", "&#x;", "&#12", "&#xG;", "&a", "&a b;", "&#0;", "&#xFFFE;", "&.a;"]
-    {
+    for bad in ["&", "&;", "&#;", "&#x;", "&#12", "&#xG;", "&a", "&a b;", "&#0;", "&#xFFFE;", "&.a;"] {
         assert!(norm(bad, None, true).is_err(), "{bad}");
     }
     let e = norm("&#xFFFE;", None, true).unwrap_err();
@@ -711,8 +672,7 @@ fn normalization_basics() {
     // raw_offset positions errors in the document
     let text = b"<a x='  &nope;'/>";
     let mut budget = ExpansionBudget::new(&o, text.len());
-    let e =
-        normalize_attribute_value("  &nope;", text, 6, None, true, &mut budget, 0).unwrap_err();
+    let e = normalize_attribute_value("  &nope;", text, 6, None, true, &mut budget, 0).unwrap_err();
     assert_eq!(e.offset(), 8);
 }
 
@@ -740,20 +700,14 @@ fn normalization_with_entities() {
     assert_eq!(norm("&lf;", dd, true).unwrap(), "a b");
     assert_eq!(norm("&amp2;&lt2;", dd, true).unwrap(), "&<");
     let e = norm("a &ext;", dd, true).unwrap_err();
-    assert!(
-        matches!(e.kind(), ErrorKind::ForbiddenEntityReference { name, .. } if name == "ext")
-    );
+    assert!(matches!(e.kind(), ErrorKind::ForbiddenEntityReference { name, .. } if name == "ext"));
     assert_eq!(e.offset(), 2);
     let e = norm("&un;", dd, true).unwrap_err();
-    assert!(
-        matches!(e.kind(), ErrorKind::ForbiddenEntityReference { name, .. } if name == "un")
-    );
+    assert!(matches!(e.kind(), ErrorKind::ForbiddenEntityReference { name, .. } if name == "un"));
     let e = norm("&self;", dd, true).unwrap_err();
     assert_eq!(e.kind(), &ErrorKind::RecursiveEntity { name: "self".into() });
     let e = norm("xx&bad;", dd, true).unwrap_err();
-    assert!(
-        matches!(e.kind(), ErrorKind::ForbiddenEntityReference { name, .. } if name == "bad")
-    );
+    assert!(matches!(e.kind(), ErrorKind::ForbiddenEntityReference { name, .. } if name == "bad"));
     assert_eq!(e.offset(), 2);
     assert!(norm("&undeclared;", dd, true).is_err());
     // when the DTD is incomplete an undeclared reference is dropped
@@ -770,13 +724,7 @@ fn entity_depth_in_attribute_values() {
     let d = parse(&format!("<!DOCTYPE d [{subset}]>")).unwrap();
     assert_eq!(norm("&e31;", Some(&d), true).unwrap(), "x");
     let e = norm("&e32;", Some(&d), true).unwrap_err();
-    assert!(
-        matches!(
-            e.kind(),
-            ErrorKind::LimitExceeded { limit: LimitKind::EntityDepth, value: 33, max: 32 }
-        ),
-        "{e}"
-    );
+    assert!(matches!(e.kind(), ErrorKind::LimitExceeded { limit: LimitKind::EntityDepth, value: 33, max: 32 }), "{e}");
     // the caller's depth counts too
     let o = opts();
     let mut budget = ExpansionBudget::new(&o, 100);
@@ -795,37 +743,14 @@ fn billion_laughs() {
     let d = parse(&doc).unwrap();
     let o = opts();
     let mut budget = ExpansionBudget::new(&o, doc.len());
-    let e = normalize_attribute_value(
-        "&lol9;",
-        doc.as_bytes(),
-        doc.len() - 10,
-        Some(&d),
-        true,
-        &mut budget,
-        0,
-    )
-    .unwrap_err();
-    assert!(
-        matches!(
-            e.kind(),
-            ErrorKind::LimitExceeded { limit: LimitKind::EntityAmplification, .. }
-        ),
-        "{e}"
-    );
+    let e = normalize_attribute_value("&lol9;", doc.as_bytes(), doc.len() - 10, Some(&d), true, &mut budget, 0).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::LimitExceeded { limit: LimitKind::EntityAmplification, .. }), "{e}");
     assert!(budget.used < 200_000);
     // with amplification out of the way the byte limit stops it
     let o = opts().max_entity_amplification(u32::MAX);
     let mut budget = ExpansionBudget::new(&o, doc.len());
-    let e =
-        normalize_attribute_value("&lol9;", doc.as_bytes(), 0, Some(&d), true, &mut budget, 0)
-            .unwrap_err();
-    assert!(
-        matches!(
-            e.kind(),
-            ErrorKind::LimitExceeded { limit: LimitKind::EntityExpansionBytes, .. }
-        ),
-        "{e}"
-    );
+    let e = normalize_attribute_value("&lol9;", doc.as_bytes(), 0, Some(&d), true, &mut budget, 0).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::LimitExceeded { limit: LimitKind::EntityExpansionBytes, .. }), "{e}");
     // and a default value using it is refused while parsing the DTD
     let doc = format!("<!DOCTYPE d [{subset}<!ATTLIST d a CDATA '&lol9;'>]>");
     let e = assert_dtd_err(&doc);
@@ -839,21 +764,11 @@ fn budget_charge() {
     // amplification is not checked below 64 KiB
     b.charge(65_536, b"", 0).unwrap();
     let e = b.charge(1, b"", 0).unwrap_err();
-    assert!(matches!(
-        e.kind(),
-        ErrorKind::LimitExceeded { limit: LimitKind::EntityAmplification, max: 2, .. }
-    ));
+    assert!(matches!(e.kind(), ErrorKind::LimitExceeded { limit: LimitKind::EntityAmplification, max: 2, .. }));
     let mut b = ExpansionBudget::new(&o, 1_000_000);
     b.charge(100_000, b"", 0).unwrap();
     let e = b.charge(1, b"", 0).unwrap_err();
-    assert_eq!(
-        e.kind(),
-        &ErrorKind::LimitExceeded {
-            limit: LimitKind::EntityExpansionBytes,
-            value: 100_001,
-            max: 100_000
-        }
-    );
+    assert_eq!(e.kind(), &ErrorKind::LimitExceeded { limit: LimitKind::EntityExpansionBytes, value: 100_001, max: 100_000 });
     // empty documents do not divide by zero
     let mut b = ExpansionBudget::new(&opts(), 0);
     assert!(b.charge(70_000, b"", 0).is_err());
@@ -889,10 +804,7 @@ fn truncation_never_panics() {
         let r = parse_doctype(t.as_bytes(), 0, false, &o, &mut budget);
         match r {
             Ok(_) => panic!("accepted truncated doctype {t:?}"),
-            Err(e) => assert!(
-                matches!(e.kind(), ErrorKind::UnexpectedEof { .. } | ErrorKind::Dtd { .. }),
-                "{t:?}: {e}"
-            ),
+            Err(e) => assert!(matches!(e.kind(), ErrorKind::UnexpectedEof { .. } | ErrorKind::Dtd { .. }), "{t:?}: {e}"),
         }
     }
     // start out of range or not at a doctype
@@ -935,11 +847,7 @@ fn error_positions() {
 #[test]
 fn lookups_survive_manual_edits() {
     let mut d = parse("<!DOCTYPE d [<!ENTITY a 'A'><!ATTLIST d x CDATA 'X'>]>").unwrap();
-    d.entities.push(EntityDecl {
-        name: "b".into(),
-        value: EntityValue::Internal("B".into()),
-        decl_offset: 0,
-    });
+    d.entities.push(EntityDecl { name: "b".into(), value: EntityValue::Internal("B".into()), decl_offset: 0 });
     d.attributes.push(AttDecl {
         element: "d".into(),
         name: "y".into(),
@@ -956,11 +864,7 @@ fn lookups_survive_manual_edits() {
     assert!(d.entity("b").is_some());
     assert!(d.attribute("d", "y").is_some());
     let mut fresh = Dtd::default();
-    fresh.entities.push(EntityDecl {
-        name: "c".into(),
-        value: EntityValue::Internal("C".into()),
-        decl_offset: 0,
-    });
+    fresh.entities.push(EntityDecl { name: "c".into(), value: EntityValue::Internal("C".into()), decl_offset: 0 });
     assert!(fresh.entity("c").is_some());
     assert!(fresh.entity("d").is_none());
 }

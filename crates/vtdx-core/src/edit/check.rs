@@ -17,7 +17,6 @@ pub(super) enum Place<'d> {
     RootElement,
 }
 
-
 /// Does a name in the scope of `owner`'s declaration of `prefix` use the prefix?
 pub(super) fn prefix_used(owner: Node<'_>, prefix: &str) -> bool {
     let uses = |n: &Node<'_>| n.prefix() == prefix || n.attributes().any(|a| a.prefix() == prefix);

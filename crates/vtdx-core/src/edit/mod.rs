@@ -251,7 +251,19 @@ impl<'d> Editor<'d> {
         let idx = self.edits.len();
         let off = self.data.len();
         self.data.extend_from_slice(bytes);
-        self.edits.push(Edit { start, end, data: (off, bytes.len()), extra: false, op, slot, level: 0, lv, ctx, seq: idx as u32, dead: false });
+        self.edits.push(Edit {
+            start,
+            end,
+            data: (off, bytes.len()),
+            extra: false,
+            op,
+            slot,
+            level: 0,
+            lv,
+            ctx,
+            seq: idx as u32,
+            dead: false,
+        });
         self.live += 1;
         idx
     }

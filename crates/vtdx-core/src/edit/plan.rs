@@ -93,8 +93,7 @@ impl Edit<'_> {
             return true;
         }
         let strict = self.start < o.start && o.end < self.end;
-        o.level == self.level
-            && ((self.op == Op::Content && (o.op != Op::Insert || strict)) || (self.is_removal() && o.is_removal()))
+        o.level == self.level && ((self.op == Op::Content && (o.op != Op::Insert || strict)) || (self.is_removal() && o.is_removal()))
     }
 }
 
@@ -137,12 +136,36 @@ impl<'d> Editor<'d> {
             let end = el.range().end;
             let name = self.renamed.get(&el.range().start).map_or(el.name(), |n| n.as_str());
             let seq = u32::MAX;
-            all.push(Edit { start: end - 2, end: end - 1, data: (0, 0), extra: true, op: Op::Replace, slot: Slot::Replace, level: 0, lv: Lv::Markup(*el), ctx: Ctx::Markup, seq, dead: false });
+            all.push(Edit {
+                start: end - 2,
+                end: end - 1,
+                data: (0, 0),
+                extra: true,
+                op: Op::Replace,
+                slot: Slot::Replace,
+                level: 0,
+                lv: Lv::Markup(*el),
+                ctx: Ctx::Markup,
+                seq,
+                dead: false,
+            });
             let off = extra.len();
             extra.extend_from_slice(b"</");
             extra.extend_from_slice(name.as_bytes());
             extra.push(b'>');
-            all.push(Edit { start: end, end, data: (off, name.len() + 3), extra: true, op: Op::Insert, slot: Slot::EndTag, level: 0, lv: Lv::Markup(*el), ctx: Ctx::Markup, seq, dead: false });
+            all.push(Edit {
+                start: end,
+                end,
+                data: (off, name.len() + 3),
+                extra: true,
+                op: Op::Insert,
+                slot: Slot::EndTag,
+                level: 0,
+                lv: Lv::Markup(*el),
+                ctx: Ctx::Markup,
+                seq,
+                dead: false,
+            });
         }
         for e in all.iter_mut() {
             e.level = e.lv.get();
@@ -251,5 +274,4 @@ impl<'d> Editor<'d> {
         }
         true
     }
-
 }

@@ -129,18 +129,12 @@ fn fragments_checked_in_namespace_context() {
 
 #[test]
 fn utf16_document_is_written_in_utf16() {
-    let src: Vec<u8> = std::iter::once(0xFEFFu16)
-        .chain("<a>é</a>".encode_utf16())
-        .flat_map(|u| u.to_le_bytes())
-        .collect();
+    let src: Vec<u8> = std::iter::once(0xFEFFu16).chain("<a>é</a>".encode_utf16()).flat_map(|u| u.to_le_bytes()).collect();
     let doc = Document::parse(&src).unwrap();
     let mut ed = Editor::new(&doc);
     ed.append_text(doc.root_element(), "ü").unwrap();
     let out = ed.to_vec().unwrap();
-    let expect: Vec<u8> = std::iter::once(0xFEFFu16)
-        .chain("<a>éü</a>".encode_utf16())
-        .flat_map(|u| u.to_le_bytes())
-        .collect();
+    let expect: Vec<u8> = std::iter::once(0xFEFFu16).chain("<a>éü</a>".encode_utf16()).flat_map(|u| u.to_le_bytes()).collect();
     assert_eq!(out, expect);
 }
 

@@ -61,7 +61,8 @@ impl<'d> Editor<'d> {
             _ => {}
         }
         let unexpanded = doc.unexpanded_text();
-        let mut w = Writer { enc, label: doc.encoding(), text: t, unexpanded: &unexpanded, regions: doc.entity_expansions(), ri: 0, delta: 0 };
+        let mut w =
+            Writer { enc, label: doc.encoding(), text: t, unexpanded: &unexpanded, regions: doc.entity_expansions(), ri: 0, delta: 0 };
         let mut cursor = 0usize;
         for e in plan {
             if e.start > cursor {

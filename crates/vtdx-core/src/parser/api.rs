@@ -112,9 +112,8 @@ impl Parser {
             Cow::Borrowed(t) => {
                 let off = t.as_ptr() as usize - source.as_ptr() as usize;
                 // Offsets in errors count the byte-order mark: they are input offsets.
-                let parsed = self.run(t).map_err(|e| {
-                    Error::with_position(e.kind().clone(), e.offset() + off as u64, e.line(), e.column())
-                })?;
+                let parsed =
+                    self.run(t).map_err(|e| Error::with_position(e.kind().clone(), e.offset() + off as u64, e.line(), e.column()))?;
                 (Text::Source(off), parsed)
             }
             Cow::Owned(v) => {
@@ -172,18 +171,19 @@ impl Parser {
         if tape.capacity() != had {
             crate::hugepage::advise_huge(&mut tape);
         }
-        let mut names = match self.names_pool.take() {
-            None => Names::new(),
-            // the previous document still uses the tables: copy them while they are
-            // small (cheaper than interning every name again), else start afresh
-            Some(arc) => std::sync::Arc::try_unwrap(arc).unwrap_or_else(|shared| {
-                if shared.qnames.len() <= 256 {
-                    (*shared).clone()
-                } else {
-                    Names::new()
-                }
-            }),
-        };
+        let mut names =
+            match self.names_pool.take() {
+                None => Names::new(),
+                // the previous document still uses the tables: copy them while they are
+                // small (cheaper than interning every name again), else start afresh
+                Some(arc) => std::sync::Arc::try_unwrap(arc).unwrap_or_else(|shared| {
+                    if shared.qnames.len() <= 256 {
+                        (*shared).clone()
+                    } else {
+                        Names::new()
+                    }
+                }),
+            };
         if names.too_large_to_keep() {
             names.reset();
         }
@@ -255,7 +255,9 @@ impl Parser {
             lean: true,
         };
         match run.document(text) {
-            Ok((decl, root)) => Ok(Parsed { tape: run.tape, names: run.names, dtd: run.dtd, decl, root, expanded: None, regions: Vec::new() }),
+            Ok((decl, root)) => {
+                Ok(Parsed { tape: run.tape, names: run.names, dtd: run.dtd, decl, root, expanded: None, regions: Vec::new() })
+            }
             Err(e) => {
                 // keep what was interned and the tape allocation for the next document
                 self.names_pool = Some(std::sync::Arc::new(run.names));
@@ -265,7 +267,6 @@ impl Parser {
         }
     }
 }
-
 
 /// Gives back the tape's spare capacity when it is more than an eighth of what
 /// is used and more than 4 KiB: the parser reserves for dense documents (a word

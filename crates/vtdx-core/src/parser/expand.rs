@@ -39,7 +39,11 @@ impl Parser {
         };
         if depth > self.opts.limits.max_entity_depth || out.len() as u64 > self.opts.limits.max_entity_expansion_bytes + text.len() as u64 {
             return Err(Error::at(
-                ErrorKind::LimitExceeded { limit: LimitKind::EntityExpansionBytes, value: out.len() as u64, max: self.opts.limits.max_entity_expansion_bytes },
+                ErrorKind::LimitExceeded {
+                    limit: LimitKind::EntityExpansionBytes,
+                    value: out.len() as u64,
+                    max: self.opts.limits.max_entity_expansion_bytes,
+                },
                 text,
                 at,
             ));

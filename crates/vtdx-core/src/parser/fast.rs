@@ -79,7 +79,8 @@ impl Run<'_> {
                 }
                 // the open element's name as words (names up to 16 bytes), else its bytes
                 let info = &names.qnames[open.qid as usize];
-                let same = if info.len as usize == ol { crate::names::load16_at(t, ns, ol) == (info.w0, info.w1) } else { same_at(t, ns, os, ol) };
+                let same =
+                    if info.len as usize == ol { crate::names::load16_at(t, ns, ol) == (info.w0, info.w1) } else { same_at(t, ns, os, ol) };
                 if !same {
                     return pos;
                 }
@@ -198,7 +199,16 @@ impl Run<'_> {
                         }
                     }
                 }
-                attrs.push(AttrScratch { qid: aq, name_off: an as u32, name_end: ae as u32, val_start: vs as u32, val_end: stop as u32, ns: ans, is_decl, plain: !refs });
+                attrs.push(AttrScratch {
+                    qid: aq,
+                    name_off: an as u32,
+                    name_end: ae as u32,
+                    val_start: vs as u32,
+                    val_end: stop as u32,
+                    ns: ans,
+                    is_decl,
+                    plain: !refs,
+                });
                 p = stop + 1;
             };
             // A tag with declarations pushes its bindings here; handing over drops them.
@@ -261,7 +271,14 @@ impl Run<'_> {
             if empty {
                 bindings.truncate(bind_base);
             } else {
-                stack.push(OpenElem { rec, name_start: ns as u32, name_len: (ne - ns) as u32, bindings: bind_base as u32, qid, last_child: NO_PREFIX });
+                stack.push(OpenElem {
+                    rec,
+                    name_start: ns as u32,
+                    name_len: (ne - ns) as u32,
+                    bindings: bind_base as u32,
+                    qid,
+                    last_child: NO_PREFIX,
+                });
             }
             pos = p;
         }
@@ -347,29 +364,93 @@ mod tests {
     /// Items of element content: the common kinds the lean path takes and the kinds it
     /// hands over...
     const GOOD: &[&str] = &[
-        "text", " ", "\n  ", "a &amp; b", "&#x41;", "<!--c-->", "<?pi x?>", "<![CDATA[<x>]]>", "]",
-        "<e/>", "<e />", "<f x='1'/>", "<f x=\"1\" y='2'/>", "<f\tx = '1'/>", "<f p:x='1' q:x='2'/>",
-        "<f x='&amp;'/>", "<f xmlns='urn:d'/>", "<f xmlns:p='urn:other'/>", "<f xml:lang='en'/>", "<p:f/>",
-        "<f p:y='1'/>", "<f a='1' b='2' c='3'/>", "<abcde/>", "<abcd/>", "<q:h/>", "<g x='a long value, longer than sixteen bytes'/>", "<a-name-longer-than-16-bytes/>", "<a-name-longer-than-16-bytez/>",
-        "<f q:x='1' xmlns:q='urn:q2'/>", "<q:g xmlns:q='urn:q3'><q:h/></q:g>", "<f xmlns:p='urn:tab\tbed'/>",
-        "<f xmlns:p='urn:p' xmlns='urn:d2' p:a='1' a='2'/>", "<f xmlns:s='urn:s' xml:lang='en'/>",
-        "<a-name-longer-than-16-bytes-and-more/>", "<g x='a value longer than the sixty-four bytes looked at sixteen at a time'/>",
-        "<f x='&lt;&gt;&quot;&apos;' y='t&amp;u'/>", "<f x='1' y='&amp;' z='3'/>", "<f y='2' x='1'/>", "<f xmlns:q='u&amp;v'/>",
-        "<f x='&#x41;&amp;'/>", "<f x=\"it&apos;s\" a-attribute-name-of-17='v'/>", "<f a-attribute-name-of-17='v' x='&amp;'/>",
+        "text",
+        " ",
+        "\n  ",
+        "a &amp; b",
+        "&#x41;",
+        "<!--c-->",
+        "<?pi x?>",
+        "<![CDATA[<x>]]>",
+        "]",
+        "<e/>",
+        "<e />",
+        "<f x='1'/>",
+        "<f x=\"1\" y='2'/>",
+        "<f\tx = '1'/>",
+        "<f p:x='1' q:x='2'/>",
+        "<f x='&amp;'/>",
+        "<f xmlns='urn:d'/>",
+        "<f xmlns:p='urn:other'/>",
+        "<f xml:lang='en'/>",
+        "<p:f/>",
+        "<f p:y='1'/>",
+        "<f a='1' b='2' c='3'/>",
+        "<abcde/>",
+        "<abcd/>",
+        "<q:h/>",
+        "<g x='a long value, longer than sixteen bytes'/>",
+        "<a-name-longer-than-16-bytes/>",
+        "<a-name-longer-than-16-bytez/>",
+        "<f q:x='1' xmlns:q='urn:q2'/>",
+        "<q:g xmlns:q='urn:q3'><q:h/></q:g>",
+        "<f xmlns:p='urn:tab\tbed'/>",
+        "<f xmlns:p='urn:p' xmlns='urn:d2' p:a='1' a='2'/>",
+        "<f xmlns:s='urn:s' xml:lang='en'/>",
+        "<a-name-longer-than-16-bytes-and-more/>",
+        "<g x='a value longer than the sixty-four bytes looked at sixteen at a time'/>",
+        "<f x='&lt;&gt;&quot;&apos;' y='t&amp;u'/>",
+        "<f x='1' y='&amp;' z='3'/>",
+        "<f y='2' x='1'/>",
+        "<f xmlns:q='u&amp;v'/>",
+        "<f x='&#x41;&amp;'/>",
+        "<f x=\"it&apos;s\" a-attribute-name-of-17='v'/>",
+        "<f a-attribute-name-of-17='v' x='&amp;'/>",
     ];
     /// ... and malformed ones, rarer, so both paths must fail the same way too.
     const BAD: &[&str] = &[
-        "]]>", "<f x='1'y='2'/>", "<f x='1' x='2'/>", "<f p:x='1' p:x='2'/>", "<f x='a<b'/>", "<f x='&undeclared;'/>",
-        "<u:f/>", "<f x='1'", "<f/ >", "<1f/>", "<f:/>", "<f x='unterminated/>", "<f xmlns:xmlns='u'/>", "</>",
-        "</nope>", "<f a='1' b='2' c='3' d='4'/>", "<verylongname/>", "<abcdefgh/>", "<f abcdefgh='1'/>",
-        "<f xmlns:p=''/>", "<f xmlns:x='http://www.w3.org/XML/1998/namespace'/>", "<f xmlns='http://www.w3.org/2000/xmlns/'/>",
-        "<f xmlns:q='a' xmlns:q='b'/>", "<f xmlns:q='a' q:x='1' xmlns:r='a' r:x='2'/>", "<f xmlns:xml='urn:not-xml'/>",
+        "]]>",
+        "<f x='1'y='2'/>",
+        "<f x='1' x='2'/>",
+        "<f p:x='1' p:x='2'/>",
+        "<f x='a<b'/>",
+        "<f x='&undeclared;'/>",
+        "<u:f/>",
+        "<f x='1'",
+        "<f/ >",
+        "<1f/>",
+        "<f:/>",
+        "<f x='unterminated/>",
+        "<f xmlns:xmlns='u'/>",
+        "</>",
+        "</nope>",
+        "<f a='1' b='2' c='3' d='4'/>",
+        "<verylongname/>",
+        "<abcdefgh/>",
+        "<f abcdefgh='1'/>",
+        "<f xmlns:p=''/>",
+        "<f xmlns:x='http://www.w3.org/XML/1998/namespace'/>",
+        "<f xmlns='http://www.w3.org/2000/xmlns/'/>",
+        "<f xmlns:q='a' xmlns:q='b'/>",
+        "<f xmlns:q='a' q:x='1' xmlns:r='a' r:x='2'/>",
+        "<f xmlns:xml='urn:not-xml'/>",
         // the lean path declares s, then hands the tag over (xml:lang): s must not stay bound
         "<f xmlns:s='urn:s' xml:lang='en'/><s:x/>",
-        "<f x='&amp'/>", "<f x='&am;'/>", "<f x='&#0;'/>", "<f x='a&amp;<'/>", "<f x='&amp;&'/>", "<f x='1' y='&lt;' x='2'/>",
-        "<f x ='1'/>", "<f x= '1'/>", "<f xx='1'/>", "<f x='1' yy='2'/>", "<f xy'2'/>", "<f x='1' y\"2\"/>",
+        "<f x='&amp'/>",
+        "<f x='&am;'/>",
+        "<f x='&#0;'/>",
+        "<f x='a&amp;<'/>",
+        "<f x='&amp;&'/>",
+        "<f x='1' y='&lt;' x='2'/>",
+        "<f x ='1'/>",
+        "<f x= '1'/>",
+        "<f xx='1'/>",
+        "<f x='1' yy='2'/>",
+        "<f xy'2'/>",
+        "<f x='1' y\"2\"/>",
     ];
-    const NAMES: &[&str] = &["a", "b", "p:c", "d", "a", "q:h", "p:a-name-longer-than-16-bytes", "a-name-longer-than-16-bytes", "a-name-longer-than-16-bytez"];
+    const NAMES: &[&str] =
+        &["a", "b", "p:c", "d", "a", "q:h", "p:a-name-longer-than-16-bytes", "a-name-longer-than-16-bytes", "a-name-longer-than-16-bytez"];
     const ATTRS: &[&str] = &["", "", " x='1'", " p:y=\"2\"", " x='1' y='\u{e9}'", "  ", " xmlns:q='urn:q'", " xmlns='urn:d'", " xmlns=''"];
 
     const DEFAULTS_DTD: &str = "<!DOCTYPE r [<!ATTLIST f x CDATA 'd' z NMTOKENS ' t  u ' xmlns:p CDATA 'urn:p2'>\
@@ -382,7 +463,12 @@ mod tests {
             return leaf;
         }
         let child = prop_oneof![3 => leaf, 2 => element(depth - 1)];
-        (proptest::sample::select(NAMES), proptest::sample::select(ATTRS), proptest::collection::vec(child, 0..6), proptest::sample::select(&["", " ", "\n"][..]))
+        (
+            proptest::sample::select(NAMES),
+            proptest::sample::select(ATTRS),
+            proptest::collection::vec(child, 0..6),
+            proptest::sample::select(&["", " ", "\n"][..]),
+        )
             .prop_map(|(name, attrs, children, ws)| format!("<{name}{attrs}>{}</{name}{ws}>", children.concat()))
             .boxed()
     }

@@ -71,7 +71,9 @@ impl<'a, 'd> Eval<'a, 'd> {
             let syms: Vec<Sym> = match &self.tests[slot] {
                 NodeTest::Name { uri, local, .. } => match uri.as_deref().unwrap_or("") {
                     // no namespace: the one symbol of the unprefixed name
-                    "" if self.doc.options().namespaces => names.find_ns("").and_then(|none| names.sym_of(local, none)).into_iter().collect(),
+                    "" if self.doc.options().namespaces => {
+                        names.find_ns("").and_then(|none| names.sym_of(local, none)).into_iter().collect()
+                    }
                     // any prefix may stand for the namespace: compare namespace ids, then local names
                     want => match names.find_ns(want) {
                         None => Vec::new(),
@@ -414,7 +416,9 @@ impl<'a, 'd> Eval<'a, 'd> {
             if let Some(from) = from {
                 // to the end of the tape: the end of the root's records
                 let end = tape.child_range(&self.doc.root()).map_or(from, |r| r.1);
-                return tape.descendant_elements((from, end), |s| m.sym(s), |j| scan_answer(g, XNode::plain(tape.node(j)))).map(Answer::flow);
+                return tape
+                    .descendant_elements((from, end), |s| m.sym(s), |j| scan_answer(g, XNode::plain(tape.node(j))))
+                    .map(Answer::flow);
             }
         }
         let mut cur = match x.kind() {

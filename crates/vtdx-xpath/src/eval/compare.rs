@@ -48,10 +48,14 @@ impl<'a, 'd> Eval<'a, 'd> {
         let (Some(m), 0) = (self.elem_match(test), cx.node.ns) else { return false };
         let Some(range) = tape.child_range(&cx.node.node) else { return false };
         let mut found = false;
-        let _ = tape.child_elements(range, |s| m.sym(s), |j| {
-            found = op.numbers(XNode::plain(tape.node(j)).number_value(), n);
-            Ok::<bool, ()>(!found)
-        });
+        let _ = tape.child_elements(
+            range,
+            |s| m.sym(s),
+            |j| {
+                found = op.numbers(XNode::plain(tape.node(j)).number_value(), n);
+                Ok::<bool, ()>(!found)
+            },
+        );
         found
     }
 

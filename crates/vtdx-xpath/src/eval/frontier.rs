@@ -127,16 +127,24 @@ impl<'a, 'd> Eval<'a, 'd> {
                 for &f in cur {
                     let range = if f == ROOT { tape.root_range() } else { tape.element_child_range(f) };
                     if step.preds.is_empty() {
-                        let _ = tape.child_elements(range, |s| m.sym(s), |j| {
-                            out.push(j);
-                            Ok::<bool, ()>(true)
-                        });
+                        let _ = tape.child_elements(
+                            range,
+                            |s| m.sym(s),
+                            |j| {
+                                out.push(j);
+                                Ok::<bool, ()>(true)
+                            },
+                        );
                     } else {
                         group.clear();
-                        let _ = tape.child_elements(range, |s| m.sym(s), |j| {
-                            group.push(j);
-                            Ok::<bool, ()>(true)
-                        });
+                        let _ = tape.child_elements(
+                            range,
+                            |s| m.sym(s),
+                            |j| {
+                                group.push(j);
+                                Ok::<bool, ()>(true)
+                            },
+                        );
                         self.filter_records(&mut group, &step.preds)?;
                         out.extend_from_slice(&group);
                     }
