@@ -11,6 +11,9 @@ if [ ! -d "$VTDX_CORPUS/xmlconf" ]; then
     exit 1
 fi
 
+echo "== format (rustfmt.toml): cargo fmt --all --check"
+cargo fmt --all --check
+
 echo "== build (release)"
 # crates/vtdx-py (the Python extension) is built by maturin below, with the settings
 # a Python extension module needs; building it here too would only rebuild PyO3 twice
