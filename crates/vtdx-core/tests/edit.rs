@@ -1996,3 +1996,20 @@ fn namespace_declarations_obey_the_reserved_names() {
     let mut ed = Editor::new(&doc);
     ed.set_attribute(doc.root_element(), "xmlns:q", "").unwrap();
 }
+
+/// Renaming a namespace declaration removes its binding: refused while names in
+/// its scope use the prefix, as removing it is
+/// (testdata/regressions/edit/err_rename_declaration_in_use).
+#[test]
+fn a_declaration_in_use_cannot_be_renamed() {
+    let doc = Document::parse(b"<a xmlns:p='u' xmlns:q='v'><p:b/></a>").unwrap();
+    let a = doc.root_element();
+    let decls: Vec<_> = a.namespace_declarations().collect();
+    let mut ed = Editor::new(&doc);
+    assert!(matches!(ed.rename(decls[0], "x"), Err(EditError::NamespaceInUse(p)) if p == "p"));
+    assert!(matches!(ed.remove(decls[0]), Err(EditError::NamespaceInUse(_))));
+    // q is not used: renaming it is fine and the output parses
+    ed.rename(decls[1], "r").unwrap();
+    let out = ed.to_vec().unwrap();
+    assert_eq!(out, b"<a xmlns:p='u' r='v'><p:b/></a>");
+}

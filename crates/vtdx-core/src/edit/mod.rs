@@ -707,6 +707,13 @@ impl<'d> Editor<'d> {
             NodeKind::Attribute if !node.is_specified() => Err(EditError::NotSpecified(old.to_string())),
             NodeKind::Attribute => {
                 let owner = node.parent().unwrap_or(self.doc.root());
+                // renaming a declaration removes its binding: not while names use it
+                if node.is_namespace_declaration() && self.doc.options().namespaces && new_qname != old {
+                    let prefix = old.strip_prefix("xmlns:").unwrap_or("");
+                    if !prefix.is_empty() && prefix_used(owner, prefix) {
+                        return Err(EditError::NamespaceInUse(prefix.to_string()));
+                    }
+                }
                 self.check_name(owner, new_qname, true)?;
                 let s = node.range().start;
                 self.check_unique(owner, new_qname, Some(s))?;
