@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-use vtdx_core::dtd::{normalize_attribute_value, AttDefault, AttType, EntityValue, ExpansionBudget};
+use vtdx_core::dtd::EntityValue;
 use vtdx_core::{Document, Names, Node, NsId, NS_NONE, NS_XML, XML_NAMESPACE};
 
 use crate::escape;
@@ -210,10 +210,8 @@ pub(crate) fn defaults_of<'d>(doc: &'d Document<'d>, e: Node<'d>, binding: &dyn 
     let Some(dtd) = doc.dtd() else { return };
     let start = atts.len();
     for ad in dtd.attributes_of(e.name()) {
-        let value = match &ad.default {
-            AttDefault::Default(v) | AttDefault::Fixed(v) => v,
-            _ => continue,
-        };
+        // the default normalized for its type when the DOCTYPE was read (None: #REQUIRED, #IMPLIED)
+        let Some(value) = ad.value.as_deref() else { continue };
         let name: &'d str = &ad.name;
         if name == "xmlns" || name.starts_with("xmlns:") {
             continue;
@@ -229,12 +227,7 @@ pub(crate) fn defaults_of<'d>(doc: &'d Document<'d>, e: Node<'d>, binding: &dyn 
                 None => continue,
             },
         };
-        let text = doc.text();
-        let mut budget = ExpansionBudget::new(doc.options(), text.len());
-        let cdata = ad.ty == AttType::Cdata;
-        let v = normalize_attribute_value(value, text, ad.decl_offset, Some(dtd), cdata, &mut budget, 0)
-            .unwrap_or(Cow::Borrowed(value.as_str()));
-        atts.push(Att { ns, local, qname: name, value: v });
+        atts.push(Att { ns, local, qname: name, value: Cow::Borrowed(value) });
     }
 }
 

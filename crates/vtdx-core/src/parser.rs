@@ -140,6 +140,13 @@ struct Run<'p> {
     lean: bool,
 }
 
+/// The error for one attribute more than the limit allows (`count` already taken).
+#[cold]
+fn attributes_limit(opts: &ParseOptions, count: usize, t: &[u8], at: usize) -> Error {
+    let max = opts.limits.max_attributes as u64;
+    err(ErrorKind::LimitExceeded { limit: LimitKind::Attributes, value: count as u64 + 1, max }, t, at)
+}
+
 #[inline(never)]
 #[cold]
 fn err(kind: ErrorKind, t: &[u8], at: usize) -> Error {
@@ -575,15 +582,7 @@ impl Run<'_> {
                 self.qname_check(t, aq, an, ae)?;
             }
             if self.st.attrs.len() as u64 >= self.opts.limits.max_attributes as u64 {
-                return Err(err(
-                    ErrorKind::LimitExceeded {
-                        limit: LimitKind::Attributes,
-                        value: self.st.attrs.len() as u64 + 1,
-                        max: self.opts.limits.max_attributes as u64,
-                    },
-                    t,
-                    an,
-                ));
+                return Err(attributes_limit(self.opts, self.st.attrs.len(), t, an));
             }
             let aprefix = self.names.qnames[aq as usize].prefix;
             let is_decl = self.ns_on && (aq == self.q_xmlns || aprefix == self.q_xmlns);
@@ -840,15 +839,7 @@ impl Run<'_> {
                 self.budget.charge(expansion as usize, t, at)?;
             }
             if st.attrs.len() as u64 >= self.opts.limits.max_attributes as u64 {
-                return Err(err(
-                    ErrorKind::LimitExceeded {
-                        limit: LimitKind::Attributes,
-                        value: st.attrs.len() as u64 + 1,
-                        max: self.opts.limits.max_attributes as u64,
-                    },
-                    t,
-                    at,
-                ));
+                return Err(attributes_limit(self.opts, st.attrs.len(), t, at));
             }
             ns_work |= d.is_decl || self.names.qnames[d.qid as usize].prefix != NO_PREFIX;
             let at = at as u32;

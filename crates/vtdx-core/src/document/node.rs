@@ -494,16 +494,8 @@ impl<'d> Node<'d> {
             return None;
         }
         let dtd = self.doc.dtd()?;
-        let decl = dtd.attribute(self.name(), qname)?;
-        let raw = match &decl.default {
-            crate::dtd::AttDefault::Default(v) | crate::dtd::AttDefault::Fixed(v) => v.as_str(),
-            _ => return None,
-        };
-        let cdata = decl.ty == crate::dtd::AttType::Cdata;
-        let mut budget = crate::dtd::ExpansionBudget::new(&self.doc.opts, self.doc.text().len());
-        crate::dtd::normalize_attribute_value(raw, raw.as_bytes(), 0, Some(dtd), cdata, &mut budget, 0)
-            .ok()
-            .map(|v| Cow::Owned(v.into_owned()))
+        // normalized once, when the DOCTYPE was read
+        dtd.attribute(self.name(), qname)?.value.as_deref().map(Cow::Borrowed)
     }
 
     /// The attributes the internal DTD subset supplies to this element because the
