@@ -14,6 +14,9 @@ fi
 echo "== format (rustfmt.toml): cargo fmt --all --check"
 cargo fmt --all --check
 
+echo "== lints: cargo clippy --workspace --all-targets -- -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+
 echo "== build (release)"
 # crates/vtdx-py (the Python extension) is built by maturin below, with the settings
 # a Python extension module needs; building it here too would only rebuild PyO3 twice
@@ -21,6 +24,20 @@ cargo build --release --workspace --all-targets --exclude vtdx-py
 
 echo "== Python test dependency: lxml (the differential tests compare against it)"
 python3 -m pip install -q --disable-pip-version-check lxml
+
+echo "== XML Signature interop dependency: xmlsec1 (Debian package; crates/vtdx-dsig/tests/interop.rs runs it)"
+if ! command -v xmlsec1 >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! $sudo apt-get install -y --no-install-recommends xmlsec1 >/dev/null 2>&1; then
+        $sudo apt-get update >/dev/null 2>&1
+        $sudo apt-get install -y --no-install-recommends xmlsec1 >/dev/null \
+            || { echo "ERROR: apt-get install xmlsec1 failed" >&2; exit 1; }
+    fi
+fi
+# the interop tests fail (instead of skipping) when xmlsec1 is missing
+export VTDX_REQUIRE_XMLSEC1=1
 
 echo "== unit, integration, property and doc tests"
 cargo test --release --workspace --exclude vtdx-py
@@ -34,8 +51,9 @@ py="$root/target/py/bin/python"
 if [ ! -x "$py" ]; then
     python3 -m venv "$root/target/py"
 fi
-if ! "$py" -c "import maturin, pytest, lxml, mypy" 2>/dev/null; then
-    "$py" -m pip install -q --disable-pip-version-check "maturin>=1.9.4,<2" pytest lxml mypy
+# zeep (python/tests/test_dsig_zeep.py) and signxml (test_dsig_interop.py, an independent oracle)
+if ! "$py" -c "import maturin, pytest, lxml, mypy, zeep, signxml" 2>/dev/null; then
+    "$py" -m pip install -q --disable-pip-version-check "maturin>=1.9.4,<2" pytest lxml mypy zeep signxml
 fi
 rm -rf "$root/target/wheels"
 "$py" -m maturin build --release --quiet --out "$root/target/wheels" --interpreter "$py"

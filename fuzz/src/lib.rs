@@ -7,17 +7,14 @@ use vtdx_core::{line_column, Document, ErrorKind, Limits, Node, NodeKind, ParseO
 
 /// Small limits, so the fuzzer reaches every limit check with short inputs.
 pub fn tight_options() -> ParseOptions {
-    let mut o = ParseOptions::new();
-    o.limits = Limits {
-        max_depth: 16,
-        max_attributes: 8,
-        max_name_len: 32,
-        max_document_size: 1 << 16,
-        max_entity_expansion_bytes: 4096,
-        max_entity_amplification: 4,
-        max_entity_depth: 4,
-    };
-    o
+    ParseOptions::new()
+        .max_depth(16)
+        .max_attributes(8)
+        .max_name_len(32)
+        .max_document_size(1 << 16)
+        .max_entity_expansion_bytes(4096)
+        .max_entity_amplification(4)
+        .max_entity_depth(4)
 }
 
 /// True for `LimitExceeded` errors.

@@ -15,6 +15,8 @@ Names follow lxml and ElementTree where the concept is the same: ``parse``,
 ``fromstring``/``XML``, ``tostring``, ``Element.tag`` (Clark notation),
 ``attrib``, ``text``, ``tail``, ``iter``, ``find``, ``xpath``, ``XPath``,
 ``XMLSyntaxError``. Trees are read-only; change documents with :class:`Editor`.
+XML Signature (verification with the verified view, signing, a zeep WS-Security
+plugin) is :mod:`vtdx.dsig`.
 """
 
 from collections.abc import Mapping as _Mapping
@@ -46,6 +48,8 @@ from ._vtdx import (
     parse,
     tostring,
 )
+
+from . import dsig  # XML Signature: vtdx.dsig.verify, vtdx.dsig.sign (zeep plugin: vtdx.dsig.zeep)
 
 # `el.attrib` is a read-only mapping: let isinstance(..., Mapping) say so.
 _Mapping.register(Attrib)
@@ -80,6 +84,7 @@ __all__ = [
     "XPathSyntaxError",
     "__version__",
     "canonicalize",
+    "dsig",
     "fromstring",
     "iselement",
     "parse",

@@ -1,7 +1,7 @@
 """Type stubs for the extension module ``vtdx._vtdx`` (checked by ``mypy.stubtest``)."""
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import IO, Any, Final, Optional, Union, final, overload
 
 from typing_extensions import disjoint_base
@@ -12,6 +12,7 @@ __all__ = [
     "EditError", "C14NError", "Document", "Element", "Comment", "ProcessingInstruction", "Attrib",
     "NodeIterator", "XMLParser", "XPath", "Editor", "SmartString", "parse", "fromstring", "XML", "tostring",
     "canonicalize", "iselement", "__version__",
+    "InvalidInput", "InvalidSignature", "Verifier", "Signer", "VerifyResult", "VerifiedReference",
 ]
 
 _Source = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]", IO[bytes], IO[str]]
@@ -312,3 +313,138 @@ def canonicalize(
     version: str = "1.0",
 ) -> bytes:
     """Canonical XML (1.0, 1.1 or Exclusive 1.0) of a document or subtree."""
+
+# ---- XML Signature (re-exported by vtdx.dsig) ------------------------------------------
+
+class InvalidInput(VtdxError, ValueError):
+    """A key, certificate, algorithm or document that XML Signature cannot use."""
+
+    kind: str
+    msg: str
+    byte_offset: Optional[int]
+    position: Optional[tuple[int, int]]
+    lineno: Optional[int]
+
+class InvalidSignature(InvalidInput):
+    """The message's signatures were refused; ``kind`` says why."""
+
+_DsigSource = Union[bytes, bytearray, memoryview, str, Document, Element]
+
+@final
+class Verifier:
+    """The caller's keys and a verification policy, read once."""
+
+    def __new__(
+        cls,
+        keys: list[tuple[str, bytes, Optional[str]]],
+        *,
+        allow_sha1: bool = False,
+        min_rsa_bits: int = 2048,
+        max_transforms: int = 5,
+        max_references: int = 30,
+        max_signatures: int = 10,
+        allow_xpath_transform: bool = False,
+        allow_xpath_filter2: bool = False,
+        reject_comment_split_text: bool = True,
+        soap_checks: bool = True,
+        max_clock_skew: float = 300.0,
+        now: Optional[float] = None,
+        require_timestamp: bool = False,
+    ) -> "Verifier": ...
+    def verify(self, data: _DsigSource) -> "VerifyResult": ...
+
+@final
+class Signer:
+    """The caller's private key (or HMAC secret) and how to sign, read once."""
+
+    def __new__(
+        cls,
+        key: bytes,
+        *,
+        hmac: bool = False,
+        cert: Optional[bytes] = None,
+        key_name: Optional[str] = None,
+        signature_algorithm: Optional[str] = None,
+        digest_algorithm: Optional[str] = None,
+        c14n_algorithm: Optional[str] = None,
+        reference_c14n: Optional[str] = None,
+        key_info: bool = True,
+    ) -> "Signer": ...
+    @property
+    def signature_algorithm(self) -> str: ...
+    def sign_enveloped(self, data: _DsigSource) -> bytes: ...
+    def sign_detached(self, data: _DsigSource, xpaths: list[str]) -> bytes: ...
+    def sign_wss(
+        self,
+        data: _DsigSource,
+        xpaths: list[str] = ...,
+        *,
+        ttl: Optional[float] = ...,
+        now: Optional[float] = None,
+        must_understand: bool = True,
+    ) -> bytes: ...
+
+@final
+class VerifiedReference:
+    """One verified ds:Reference: what it named and what its digest covered."""
+
+    @property
+    def uri(self) -> Optional[str]: ...
+    @property
+    def element(self) -> Element: ...
+    @property
+    def is_document(self) -> bool: ...
+    @property
+    def signed_data(self) -> bytes: ...
+    @property
+    def digest_algorithm(self) -> str: ...
+    @property
+    def transforms(self) -> list[str]: ...
+    @property
+    def excluded(self) -> list[Element]: ...
+    @property
+    def is_filtered(self) -> bool: ...
+    @property
+    def signature(self) -> Element: ...
+    @property
+    def signature_method(self) -> str: ...
+    @property
+    def key_index(self) -> int: ...
+    def covers(self, element: Element) -> bool: ...
+
+@final
+class VerifyResult:
+    """The verified view: every verified Signature and Reference and what they covered."""
+
+    @property
+    def document(self) -> Document: ...
+    @property
+    def references(self) -> list[VerifiedReference]: ...
+    @property
+    def signatures(self) -> list[Element]: ...
+    @property
+    def signed_xml(self) -> Optional[Element]: ...
+    @property
+    def signed_data(self) -> Optional[bytes]: ...
+    @property
+    def signature_xml(self) -> Optional[Element]: ...
+    @property
+    def signed_elements(self) -> list[Element]: ...
+    def covers(self, element: Element) -> bool: ...
+    def covers_all(self, elements: Iterable[Element]) -> bool: ...
+    @property
+    def payload(self) -> Optional[Element]: ...
+    @property
+    def covers_payload(self) -> bool: ...
+    @property
+    def is_soap(self) -> bool: ...
+    @property
+    def soap_body(self) -> Optional[Element]: ...
+    @property
+    def soap_header(self) -> Optional[Element]: ...
+    @property
+    def security_header(self) -> Optional[Element]: ...
+    @property
+    def timestamp(self) -> Optional[Element]: ...
+    @property
+    def timestamp_signed(self) -> bool: ...

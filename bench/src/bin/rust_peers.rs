@@ -380,7 +380,8 @@ fn vtdx_xpath_edit(parser: &mut vtdx::Parser, peer: &str, x: &[u8], xp: &vtdx::X
             removed += 1;
         }
         if reuse {
-            ed.write_into(out).map_err(|e| e.to_string())?;
+            out.clear();
+            ed.append_to(out).map_err(|e| e.to_string())?;
         } else {
             *out = ed.to_vec().map_err(|e| e.to_string())?;
         }
@@ -644,7 +645,7 @@ fn memory_cell(peer: &str, f: &str, x: &[u8]) {
 /// The document is parsed and the edits recorded once, outside the timed loop: 8 leaf
 /// elements (no element children; fewer in a small document), spread evenly over the
 /// document, are removed. Each sample
-/// is `Editor::write_into` a reused buffer (MB/s of input bytes). The output is checked
+/// is `Editor::append_to` a reused buffer (MB/s of input bytes). The output is checked
 /// against the input with the removed ranges cut out (or, where the index describes
 /// decoded or expanded text, by parsing it and counting what is left).
 fn sparse_edit_write(args: &Args, f: &str, x: &[u8]) {
@@ -660,7 +661,8 @@ fn sparse_edit_write(args: &Args, f: &str, x: &[u8]) {
         ed.remove(*n).unwrap();
     }
     let mut out = Vec::with_capacity(x.len());
-    ed.write_into(&mut out).unwrap();
+    out.clear();
+    ed.append_to(&mut out).unwrap();
     if doc.text() == x {
         // the expected output: the input without the removed ranges
         let mut want = Vec::with_capacity(x.len());
@@ -679,7 +681,8 @@ fn sparse_edit_write(args: &Args, f: &str, x: &[u8]) {
         assert_eq!(left, before - chosen.len(), "vtdx-edit: {f}: wrong number of elements left");
     }
     let s = measure(&args.policy, || {
-        ed.write_into(black_box(&mut out)).unwrap();
+        out.clear();
+        ed.append_to(black_box(&mut out)).unwrap();
         black_box(out.len());
     });
     Line::new("vtdx-edit", "scan", f).stats(&s, x.len() as u64).int("edits", chosen.len() as u64).emit();

@@ -1,11 +1,10 @@
 //! Pieces shared by the two walks: the output sink, attribute lists, DTD
-//! defaults, inherited `xml:*` attributes, the relative-URI check, and text
-//! decoding straight from the bytes.
+//! defaults, inherited `xml:*` attributes and the relative-URI check. Text is
+//! decoded straight from the bytes by `vtdx_core::xml`.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-use vtdx_core::dtd::EntityValue;
 use vtdx_core::{Document, Names, Node, NsId, NS_NONE, NS_XML, XML_NAMESPACE};
 
 use crate::escape;
@@ -110,19 +109,13 @@ pub(crate) fn sort_atts(atts: &mut [Att<'_>]) {
 pub(crate) fn write_ns(buf: &mut Vec<u8>, names: &Names, prefix: &str, ns: NsId) {
     let uri = names.ns_by_id(ns).as_bytes();
     buf.reserve(prefix.len() + uri.len() + 10);
-    if prefix.is_empty() {
-        buf.extend_from_slice(b" xmlns=\"");
-    } else {
-        buf.extend_from_slice(b" xmlns:");
-        buf.extend_from_slice(prefix.as_bytes());
-        buf.extend_from_slice(b"=\"");
-    }
-    if names.ns_attr_plain(ns) {
-        buf.extend_from_slice(uri);
-    } else {
-        escape::attr_into(buf, uri);
-    }
-    buf.push(b'"');
+    vtdx_core::xml::write_xmlns(buf, prefix, |b| {
+        if names.ns_attr_plain(ns) {
+            b.extend_from_slice(uri);
+        } else {
+            escape::attr_into(b, uri);
+        }
+    });
 }
 
 /// Does namespace `ns` have a relative URI, which Canonical XML must refuse (the
@@ -301,68 +294,4 @@ pub(crate) fn inherit_xml_attrs<'d>(
             atts.push(Att { ns: XML_NAMESPACE, local: "base", qname: "xml:base", value: Cow::Owned(v) });
         }
     }
-}
-
-/// Line-end normalization (XML §2.11) of raw bytes into `out`.
-pub(crate) fn normalize_newlines_into(out: &mut Vec<u8>, raw: &[u8]) {
-    let mut i = 0;
-    while let Some(p) = memchr::memchr(b'\r', &raw[i..]) {
-        let p = i + p;
-        out.extend_from_slice(&raw[i..p]);
-        out.push(b'\n');
-        i = if raw.get(p + 1) == Some(&b'\n') { p + 2 } else { p + 1 };
-    }
-    out.extend_from_slice(&raw[i..]);
-}
-
-/// Decodes raw character data of the document (`doc_text`) or of an entity's
-/// replacement text into `out`: character references and the predefined
-/// entities resolved, internal entities expanded (external and undeclared ones
-/// read as nothing, as the parser reads them), line ends normalized in document
-/// text (replacement text has them normalized already).
-pub(crate) fn decode_text_into(doc: &Document<'_>, raw: &[u8], out: &mut Vec<u8>, doc_text: bool, depth: u32) {
-    let mut i = 0;
-    loop {
-        let found = if doc_text { memchr::memchr2(b'&', b'\r', &raw[i..]) } else { memchr::memchr(b'&', &raw[i..]) };
-        let Some(p) = found else { break };
-        let p = i + p;
-        out.extend_from_slice(&raw[i..p]);
-        if raw[p] == b'\r' {
-            out.push(b'\n');
-            i = if raw.get(p + 1) == Some(&b'\n') { p + 2 } else { p + 1 };
-            continue;
-        }
-        let e = p + memchr::memchr(b';', &raw[p..]).unwrap_or(raw.len() - p);
-        let name = std::str::from_utf8(&raw[p + 1..e]).unwrap_or("");
-        i = (e + 1).min(raw.len());
-        if let Some(num) = name.strip_prefix('#') {
-            let v = match num.strip_prefix('x') {
-                Some(h) => u32::from_str_radix(h, 16).ok(),
-                None => num.parse::<u32>().ok(),
-            };
-            if let Some(c) = v.and_then(char::from_u32) {
-                let mut b = [0u8; 4];
-                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
-            }
-            continue;
-        }
-        let predefined: Option<&[u8]> = match name {
-            "lt" => Some(b"<"),
-            "gt" => Some(b">"),
-            "amp" => Some(b"&"),
-            "apos" => Some(b"'"),
-            "quot" => Some(b"\""),
-            _ => None,
-        };
-        if let Some(c) = predefined {
-            out.extend_from_slice(c);
-            continue;
-        }
-        if let Some(EntityValue::Internal(repl)) = doc.dtd().and_then(|d| d.entity(name)).map(|e| &e.value) {
-            if depth < doc.options().limits.max_entity_depth {
-                decode_text_into(doc, repl.as_bytes(), out, false, depth + 1);
-            }
-        }
-    }
-    out.extend_from_slice(&raw[i..]);
 }

@@ -4,36 +4,28 @@
 /// Text nodes (and CDATA content): `&` `<` `>` and CR.
 #[inline]
 pub(crate) fn text_into(out: &mut Vec<u8>, s: &[u8]) {
+    escape_into(out, s, 8);
+}
+
+/// Attribute values (and namespace URIs): `&` `<` `"` TAB LF CR.
+#[inline]
+pub(crate) fn attr_into(out: &mut Vec<u8>, s: &[u8]) {
+    escape_into(out, s, 16);
+}
+
+/// Copies `s` to `out`, each byte of class `escaped` (8: text, 16: attribute
+/// value) replaced by its reference; a byte has the same reference in both.
+#[inline(always)]
+fn escape_into(out: &mut Vec<u8>, s: &[u8], escaped: u8) {
     let mut last = 0;
     for (i, &b) in s.iter().enumerate() {
-        if CLASS[b as usize] & 8 == 0 {
+        if CLASS[b as usize] & escaped == 0 {
             continue;
         }
         let rep: &[u8] = match b {
             b'&' => b"&amp;",
             b'<' => b"&lt;",
             b'>' => b"&gt;",
-            b'\r' => b"&#xD;",
-            _ => continue,
-        };
-        out.extend_from_slice(&s[last..i]);
-        out.extend_from_slice(rep);
-        last = i + 1;
-    }
-    out.extend_from_slice(&s[last..]);
-}
-
-/// Attribute values (and namespace URIs): `&` `<` `"` TAB LF CR.
-#[inline]
-pub(crate) fn attr_into(out: &mut Vec<u8>, s: &[u8]) {
-    let mut last = 0;
-    for (i, &b) in s.iter().enumerate() {
-        if CLASS[b as usize] & 16 == 0 {
-            continue;
-        }
-        let rep: &[u8] = match b {
-            b'&' => b"&amp;",
-            b'<' => b"&lt;",
             b'"' => b"&quot;",
             b'\t' => b"&#x9;",
             b'\n' => b"&#xA;",

@@ -31,6 +31,7 @@
 //! [Canonical XML 1.1]: https://www.w3.org/TR/2008/REC-xml-c14n11-20080502/
 //! [Exclusive XML Canonicalization 1.0]: https://www.w3.org/TR/2002/REC-xml-exc-c14n-20020718/
 
+#![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod common;
@@ -116,6 +117,7 @@ pub enum SetNode<'d> {
 
 /// Canonicalization failed.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum C14nError {
     /// Writing the output failed.
     Io(io::Error),

@@ -25,6 +25,7 @@ use std::ops::Range;
 
 use vtdx_core::dtd::AttDefault;
 use vtdx_core::tape::{RecordId, RecordKind, Tape};
+use vtdx_core::xml;
 use vtdx_core::{DescendantElements, Document, Names, Node, NsId, Sym, NS_NONE};
 
 use crate::common::{self, lookup, Att, Sink};
@@ -50,7 +51,7 @@ struct Open {
     /// Byte offset just past the element (token offsets are `u32`, docs/index-format.md).
     end: u32,
     /// The element's name symbol.
-    sym: u32,
+    sym: Sym,
     /// `scope` and `rendered` lengths to restore on close.
     scope: u32,
     rendered: u32,
@@ -90,7 +91,7 @@ struct Tree<'d, 'c, 'w, W: Write + ?Sized> {
     atts: Vec<Att<'d>>,
     /// The attributes of the start tag being opened: (symbol, value start, value end,
     /// flags: 1 the value reads as written, 2 it is also canonical as written).
-    raw_atts: Stack<(u32, u32, u32, u8), 4>,
+    raw_atts: Stack<(Sym, u32, u32, u8), 4>,
     scratch: Vec<u8>,
     dtd_atts: bool,
     /// Per symbol: 0 unknown, 1 no attribute definitions in the DTD, 2 some.
@@ -99,7 +100,7 @@ struct Tree<'d, 'c, 'w, W: Write + ?Sized> {
     rendered_gen: u32,
     /// A direct-mapped memo by symbol: (symbol, `rendered_gen + 1`) when the output
     /// was last seen to bind the symbol's prefix to its namespace already.
-    utilized_rendered: [(u32, u32); 16],
+    utilized_rendered: [(Sym, u32); 16],
 }
 
 impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
@@ -153,7 +154,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     }
 
     fn dtd_declares(&mut self, sym: Sym, qname: &str) -> bool {
-        let k = sym as usize;
+        let k = sym.index();
         if self.dtd_cache.len() <= k {
             self.dtd_cache.resize(k + 1, 0);
         }
@@ -293,7 +294,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     /// yet bound so in the output, i.e. the one namespace node the element renders
     /// in every algorithm.
     #[inline(always)]
-    fn plain_decl(&self, sym: u32, j: RecordId, p: usize) -> Option<(&'d str, NsId)> {
+    fn plain_decl(&self, sym: Sym, j: RecordId, p: usize) -> Option<(&'d str, NsId)> {
         let (t, names) = (self.text, self.names);
         let an = names.qname(self.tape.symbol(j));
         let prefix: &'d str = common::declared_prefix(an);
@@ -323,8 +324,8 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     /// element of that name renders no declaration in Exclusive C14N)? Remembered
     /// per symbol until the output bindings change.
     #[inline(always)]
-    fn output_binds(&mut self, sym: u32) -> bool {
-        let slot = sym as usize % self.utilized_rendered.len();
+    fn output_binds(&mut self, sym: Sym) -> bool {
+        let slot = sym.index() % self.utilized_rendered.len();
         if self.utilized_rendered[slot] == (sym, self.rendered_gen + 1) {
             return true;
         }
@@ -686,7 +687,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         self.sink.maybe_flush()
     }
 
-    fn gen_end_tag(&mut self, sym: u32) {
+    fn gen_end_tag(&mut self, sym: Sym) {
         let buf = &mut self.sink.buf;
         buf.extend_from_slice(b"</");
         buf.extend_from_slice(self.names.qname(sym).as_bytes());
@@ -714,7 +715,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         } else {
             let mut s = std::mem::take(&mut self.scratch);
             s.clear();
-            common::decode_text_into(self.doc, raw, &mut s, true, 0);
+            xml::decode_text_into(self.doc, raw, &mut s, true, 0);
             escape::text_into(&mut self.sink.buf, &s);
             self.scratch = s;
         }
@@ -729,7 +730,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         } else {
             let mut s = std::mem::take(&mut self.scratch);
             s.clear();
-            common::normalize_newlines_into(&mut s, content);
+            xml::normalize_newlines_into(&mut s, content);
             escape::text_into(&mut self.sink.buf, &s);
             self.scratch = s;
         }
@@ -744,7 +745,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         self.end_span()?;
         let buf = &mut self.sink.buf;
         buf.extend_from_slice(b"<!--");
-        common::normalize_newlines_into(buf, &raw[4..raw.len() - 3]);
+        xml::normalize_newlines_into(buf, &raw[4..raw.len() - 3]);
         buf.extend_from_slice(b"-->");
         self.sink.maybe_flush()
     }
@@ -773,7 +774,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         buf.extend_from_slice(&raw[2..te]);
         if !data.is_empty() {
             buf.push(b' ');
-            common::normalize_newlines_into(buf, data);
+            xml::normalize_newlines_into(buf, data);
         }
         buf.extend_from_slice(b"?>");
         self.sink.maybe_flush()
@@ -949,7 +950,7 @@ pub(crate) fn run<'d, 'w, W: Write + ?Sized>(
         dtd_atts: doc.dtd().is_some_and(|d| !d.attributes.is_empty()),
         dtd_cache: Vec::new(),
         rendered_gen: 0,
-        utilized_rendered: [(0, 0); 16],
+        utilized_rendered: [(Sym::new(0), 0); 16],
     };
     let whole_excluded = excluded.iter().any(|n| n.is_root());
     let r = t.go(apex, whole_excluded);

@@ -57,19 +57,7 @@ pub struct C14nArgs {
 
 /// The prefixes declared in the document, first declaration first.
 fn document_namespaces(doc: &Document<'_>, extra: &[String]) -> Result<Namespaces, String> {
-    let mut seen: Vec<(String, String)> = Vec::new();
-    for e in std::iter::once(doc.root_element()).chain(doc.root_element().descendant_elements()) {
-        for d in e.namespace_declarations() {
-            if d.name() == "xmlns" {
-                continue;
-            }
-            let p = d.local_name();
-            if !seen.iter().any(|(q, _)| q == p) {
-                seen.push((p.to_string(), d.value().into_owned()));
-            }
-        }
-    }
-    let mut ns: Namespaces = seen.into_iter().collect();
+    let mut ns = Namespaces::declared_in(doc);
     for b in extra {
         let (p, u) = b.split_once('=').ok_or_else(|| format!("--ns `{b}` is not of the form PREFIX=URI"))?;
         ns.insert(p, u);
@@ -86,7 +74,7 @@ pub fn run(a: C14nArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
     let doc = match crate::parse_input(&mut a.opts.parser(), &a.file) {
         Ok(Ok(d)) => d,
         Ok(Err(e)) => {
-            crate::report(&crate::display(&a.file), &e);
+            crate::report(&crate::display(&a.file), "", &e);
             return Ok(ExitCode::from(1));
         }
         Err(e) => {

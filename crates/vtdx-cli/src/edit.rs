@@ -405,7 +405,7 @@ pub fn run(a: EditArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
     let mut doc = match crate::parse_input(&mut parser, &plan.file) {
         Ok(Ok(d)) => d,
         Ok(Err(e)) => {
-            crate::report(&display, &e);
+            crate::report(&display, "", &e);
             return Ok(ExitCode::from(1));
         }
         Err(e) => {
@@ -431,7 +431,16 @@ pub fn run(a: EditArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
         doc = match parser.parse_owned(bytes) {
             Ok(d) => d,
             Err(e) => {
-                eprintln!("{display}: operation {} produced a document that is not well-formed: {e}", k + 1);
+                // the position is in the result of the operation, not in FILE, so it
+                // does not take the `FILE:LINE:COL` slot of [`crate::report`]
+                eprintln!(
+                    "{display}: operation {} produced a document that is not well-formed: {}:{}: {} (byte {} of the result)",
+                    k + 1,
+                    e.line(),
+                    e.column(),
+                    e.kind(),
+                    e.offset()
+                );
                 return Ok(ExitCode::from(1));
             }
         };

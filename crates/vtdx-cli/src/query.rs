@@ -108,7 +108,7 @@ pub fn run(a: QueryArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
         let doc = match crate::parse_input(&mut parser, Path::new(f)) {
             Ok(Ok(d)) => d,
             Ok(Err(e)) => {
-                crate::report(f, &e);
+                crate::report(f, "", &e);
                 status = status.max(1);
                 continue;
             }

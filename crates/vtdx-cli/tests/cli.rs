@@ -233,6 +233,29 @@ fn parse_flags() {
 }
 
 #[test]
+fn every_limit_has_a_flag() {
+    let d = TempDir::new("limits");
+    d.file("attrs.xml", b"<a x='1' y='2' z='3'/>")
+        .file("name.xml", b"<abcdefgh/>")
+        .file("amp.xml", b"<!DOCTYPE a [<!ENTITY e 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'>]><a>&e;&e;</a>")
+        .file("nest.xml", b"<!DOCTYPE a [<!ENTITY e1 'x'><!ENTITY e2 '&e1;'><!ENTITY e3 '&e2;'>]><a>&e3;</a>");
+    for (flag, low, high, file) in [
+        ("--max-attributes", "2", "3", "attrs.xml"),
+        ("--max-name-len", "7", "8", "name.xml"),
+        ("--max-entity-depth", "2", "3", "nest.xml"),
+    ] {
+        let o = vtdx(d.path(), &["check", flag, low, file], None);
+        assert_eq!(code(&o), 1, "{flag} {low} {file}");
+        assert!(stderr(&o).contains("limit exceeded"), "{flag}: {}", stderr(&o));
+        assert_eq!(code(&vtdx(d.path(), &["check", flag, high, file], None)), 0, "{flag} {high} {file}");
+    }
+    // the amplification limit is checked once expansion passes 64 KiB: with a ratio of 1,
+    // a small document is still accepted
+    assert_eq!(code(&vtdx(d.path(), &["check", "--max-entity-amplification", "1", "amp.xml"], None)), 0);
+    assert_eq!(code(&vtdx(d.path(), &["check", "--max-entity-amplification", "x", "amp.xml"], None)), 2);
+}
+
+#[test]
 fn billion_laughs_exits_1_fast() {
     let d = TempDir::new("lol");
     let mut doc = String::from("<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [\n<!ENTITY lol \"lol\">\n");

@@ -14,24 +14,24 @@ pub fn dump_index<W: Write>(doc: &Document<'_>, mut w: W) -> io::Result<()> {
     let mut i = 0usize;
     while i < t.len() {
         let k = kind_of(t[i]);
-        let sym = t[i] & PAYLOAD_MASK;
+        let sym = crate::Sym::new(t[i] & PAYLOAD_MASK);
         let n = words_of(k) as usize;
         let (name, fields, span) = match k {
             K_ELEM => (
                 "elem",
-                format!("sym={} off={} next={} parent={} end={}", sym, t[i + 1], t[i + 2], fmt_parent(t[i + 3]), t[i + 4]),
+                format!("sym={} off={} next={} parent={} end={}", sym.as_u32(), t[i + 1], t[i + 2], fmt_parent(t[i + 3]), t[i + 4]),
                 (t[i + 1] as usize, t[i + 4] as usize),
             ),
             K_ATTR | K_NSDECL => {
                 let off = t[i + 1] as usize;
                 let qlen = doc.names().qname(sym).len();
-                (if k == K_ATTR { "attr" } else { "nsdecl" }, format!("sym={} off={}", sym, off), (off, off + qlen))
+                (if k == K_ATTR { "attr" } else { "nsdecl" }, format!("sym={} off={}", sym.as_u32(), off), (off, off + qlen))
             }
             K_ATTR_DEFAULT | K_NSDECL_DEFAULT => {
                 // no bytes: show the declaration's name and value
                 let decl = t[i + 1];
                 let name = if k == K_ATTR_DEFAULT { "attr*" } else { "nsdecl*" };
-                (name, format!("sym={} decl={}", sym, decl), (0, 0))
+                (name, format!("sym={} decl={}", sym.as_u32(), decl), (0, 0))
             }
             _ => (
                 match k {

@@ -244,13 +244,13 @@ impl<'a> Document<'a> {
     /// comments and processing instructions.
     #[inline]
     pub fn root(&self) -> Node<'_> {
-        Node { doc: self.coerce(), a: NONE, b: ROOT_MARK }
+        Node { doc: self.coerce(), anchor: NONE, owner_or_mark: ROOT_MARK }
     }
 
     /// The document element.
     #[inline]
     pub fn root_element(&self) -> Node<'_> {
-        Node { doc: self.coerce(), a: self.root, b: REC_MARK }
+        Node { doc: self.coerce(), anchor: self.root, owner_or_mark: REC_MARK }
     }
 
     #[inline]
@@ -266,11 +266,11 @@ impl<'a> Document<'a> {
     /// A node by its id (as returned by [`Node::id`]). `None` if the id does not
     /// belong to this document.
     pub fn node(&self, id: NodeId) -> Option<Node<'_>> {
-        let n = Node { doc: self.coerce(), a: id.0, b: id.1 };
-        if id.1 == ROOT_MARK && id.0 == NONE {
+        let n = Node { doc: self.coerce(), anchor: id.anchor, owner_or_mark: id.owner_or_mark };
+        if id.owner_or_mark == ROOT_MARK && id.anchor == NONE {
             return Some(n);
         }
-        let i = id.0 as usize;
+        let i = id.anchor as usize;
         if i >= self.tape.len() {
             return None;
         }
@@ -344,7 +344,7 @@ impl<'a> Document<'a> {
                 let sym = self.sym_at(i);
                 if has_id_decl || xml_id.contains(&sym) {
                     let e = owner;
-                    let a = Node { doc: self.coerce(), a: i, b: e };
+                    let a = Node { doc: self.coerce(), anchor: i, owner_or_mark: e };
                     if a.is_id() && a.value() == id {
                         return Some(Node::rec(self.coerce(), e));
                     }
@@ -385,7 +385,7 @@ impl<'a> Document<'a> {
     }
     #[inline(always)]
     pub(crate) fn sym_at(&self, i: u32) -> Sym {
-        self.tape[i as usize] & PAYLOAD_MASK
+        Sym::new(self.tape[i as usize] & PAYLOAD_MASK)
     }
     #[inline(always)]
     pub(crate) fn start_at(&self, i: u32) -> usize {
@@ -539,13 +539,25 @@ impl Document<'static> {
         with_thread_parser(|p| p.parse_owned(input))
     }
 
-    /// Memory-maps `path` and parses it. The outer `Result` is the I/O error.
+    /// Reads `path` into memory and parses it (with this thread's parser). The outer
+    /// `Result` is the I/O error.
+    pub fn from_file(path: impl AsRef<std::path::Path>) -> std::io::Result<Result<Document<'static>, Error>> {
+        let bytes = std::fs::read(path)?;
+        Ok(Document::parse_owned(bytes))
+    }
+
+    /// Memory-maps `path` read-only and parses it, without copying it. The outer
+    /// `Result` is the I/O error.
     ///
-    /// The file must not be modified or truncated while the document is alive
-    /// (a memory map reflects such changes; the index would then describe other bytes).
+    /// # Safety
+    ///
+    /// As for [`Parser::parse_file_mmap`]: the file must not be modified or truncated
+    /// while the document is alive. [`Document::from_file`] is the safe variant.
     #[cfg(feature = "mmap")]
-    pub fn from_file_mmap(path: impl AsRef<std::path::Path>) -> std::io::Result<Result<Document<'static>, Error>> {
-        Parser::new().parse_file_mmap(path.as_ref())
+    #[allow(unsafe_code)]
+    pub unsafe fn from_file_mmap(path: impl AsRef<std::path::Path>) -> std::io::Result<Result<Document<'static>, Error>> {
+        // SAFETY: the caller upholds `parse_file_mmap`'s precondition (this function's own).
+        unsafe { Parser::new().parse_file_mmap(path.as_ref()) }
     }
 }
 

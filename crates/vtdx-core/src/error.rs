@@ -47,66 +47,200 @@ impl LimitKind {
 }
 
 /// What went wrong. Each variant names the XML 1.0 (Fifth Edition) or Namespaces
-/// in XML 1.0 production or constraint that was violated.
+/// in XML 1.0 (Third Edition) production or constraint that was violated; `[n]`
+/// is an XML 1.0 production number, "WFC" a well-formedness constraint and "NSC"
+/// a namespace constraint.
+///
+/// Names and constructs quoted in the fields are taken from the text as written,
+/// cut to a few dozen characters (with a trailing `…`) when long.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// The input ended inside a construct. `expected` names what was still needed.
-    UnexpectedEof { expected: &'static str },
-    /// A byte or character that the grammar does not allow here.
-    Unexpected { expected: &'static str, found: String },
-    /// A character outside the `Char` production (XML 1.0 §2.2).
-    InvalidChar { code_point: u32 },
-    /// The bytes are not valid UTF-8 (or not valid in the declared encoding).
+    /// The input ended inside a construct, so it cannot match production \[1\]
+    /// `document` (XML 1.0 §2.1): an unclosed comment, PI, CDATA section, tag,
+    /// literal or declaration, or no root element at all. An element left open
+    /// is [`ErrorKind::UnclosedElement`] instead.
+    UnexpectedEof {
+        /// What was still needed, e.g. ``"`-->` closing the comment"``.
+        expected: &'static str,
+    },
+    /// A byte or character that the grammar does not allow here: the production
+    /// being matched (XML 1.0 §2-§4, Namespaces §3) needed something else.
+    Unexpected {
+        /// What the grammar allows at this point, e.g. ``"`;` ending the character reference"``.
+        expected: &'static str,
+        /// The character found instead: quoted (``"`<`"``), as `U+XXXX` for
+        /// controls and spaces, `byte 0xXX` for a byte that does not start a
+        /// character, or `end of input`.
+        found: String,
+    },
+    /// A character outside production \[2\] `Char` (XML 1.0 §2.2): most C0
+    /// controls, U+FFFE and U+FFFF. Found by the check of the whole decoded text
+    /// (see [`crate::input`]), which runs before parsing, or alongside it with
+    /// [`crate::ParseOptions::parallel_check`].
+    InvalidChar {
+        /// The disallowed character's Unicode code point.
+        code_point: u32,
+    },
+    /// The bytes are not valid UTF-8 (XML 1.0 §4.3.3: an entity must not contain
+    /// byte sequences that are not legal in its encoding). Bytes that are not
+    /// valid in another declared encoding are [`ErrorKind::Encoding`].
     InvalidUtf8,
-    /// A name that does not match the `Name` production (§2.3), or a QName that
-    /// does not match Namespaces §3.
-    InvalidName { name: String },
-    /// An end tag that does not match the open start tag (WFC: Element Type Match).
-    MismatchedEndTag { expected: String, found: String },
-    /// The input ended while an element was still open.
-    UnclosedElement { name: String },
-    /// An end tag with no open element.
-    UnexpectedEndTag { found: String },
-    /// The same attribute twice in one start tag (WFC: Unique Att Spec, and
-    /// Namespaces §6.3 for the same expanded name).
-    DuplicateAttribute { name: String },
-    /// A namespace prefix with no in-scope declaration (Namespaces §5, NSC: Prefix Declared).
-    UndeclaredPrefix { prefix: String },
-    /// A reserved prefix or namespace name used wrongly (Namespaces §3, NSC: Reserved
-    /// Prefixes and Namespace Names; empty prefixed declaration).
-    ReservedNamespace { detail: String },
-    /// A reference to an entity that is not declared (WFC: Entity Declared).
-    UndeclaredEntity { name: String },
-    /// An entity that refers to itself, directly or indirectly (WFC: No Recursion).
-    RecursiveEntity { name: String },
-    /// A reference to an unparsed entity (WFC: Parsed Entity), or an external
-    /// entity where one is not allowed (WFC: No External Entity References).
-    ForbiddenEntityReference { name: String, reason: &'static str },
-    /// An entity whose replacement text is not well-formed where it is used
-    /// (§4.3.2).
-    MalformedEntity { name: String, detail: String },
+    /// A name that does not match production \[5\] `Name` (XML 1.0 §2.3), or, with
+    /// namespaces on, a QName that does not match production \[7\] `QName`
+    /// (Namespaces §4), or a PI target containing a colon (Namespaces §7).
+    InvalidName {
+        /// The offending name as written.
+        name: String,
+    },
+    /// An end tag whose name differs from that of the open start tag
+    /// (\[WFC: Element Type Match\], XML 1.0 §3).
+    MismatchedEndTag {
+        /// The name in the start tag of the innermost open element.
+        expected: String,
+        /// The name in the end tag.
+        found: String,
+    },
+    /// The input ended while an element was still open: production \[39\]
+    /// `element` (XML 1.0 §3) needs an end tag for every start tag. Reported at
+    /// the end of the input.
+    UnclosedElement {
+        /// The name of the innermost element still open.
+        name: String,
+    },
+    /// An end tag with no open element to close (productions \[39\] `element` and
+    /// \[43\] `content`, XML 1.0 §3.1), e.g. in a fragment checked for an edit.
+    UnexpectedEndTag {
+        /// The name in the end tag.
+        found: String,
+    },
+    /// The same attribute twice in one start tag (\[WFC: Unique Att Spec\],
+    /// XML 1.0 §3.1), or, with namespaces on, two attributes with the same
+    /// expanded name (Namespaces §6.3).
+    DuplicateAttribute {
+        /// The qualified name of the second occurrence, as written.
+        name: String,
+    },
+    /// A namespace prefix with no in-scope declaration (\[NSC: Prefix
+    /// Declared\], Namespaces §5), on an element or attribute name.
+    UndeclaredPrefix {
+        /// The prefix, without the colon.
+        prefix: String,
+    },
+    /// A reserved prefix or namespace name used wrongly (\[NSC: Reserved
+    /// Prefixes and Namespace Names\], Namespaces §3): `xmlns` declared, `xml`
+    /// bound to another name, the XML or XMLNS namespace name bound to another
+    /// prefix; or a prefixed declaration with an empty value (Namespaces §3: the
+    /// value of a declaration for a prefix must not be empty).
+    ReservedNamespace {
+        /// Which rule was broken, naming the prefix or namespace name; the
+        /// whole message.
+        detail: String,
+    },
+    /// A reference to an entity that is not declared (\[WFC: Entity Declared\],
+    /// XML 1.0 §4.1). Only an error when the constraint applies: see
+    /// [`crate::dtd::Dtd::entities_complete`].
+    UndeclaredEntity {
+        /// The entity name, without `&` and `;`.
+        name: String,
+    },
+    /// An entity that refers to itself, directly or through other entities
+    /// (\[WFC: No Recursion\], XML 1.0 §4.1).
+    RecursiveEntity {
+        /// The entity referenced again while its own replacement text was being
+        /// read.
+        name: String,
+    },
+    /// A reference to an unparsed entity (\[WFC: Parsed Entity\], XML 1.0 §4.1),
+    /// to an external entity in an attribute value (\[WFC: No External Entity
+    /// References\], §3.1), or to an entity whose replacement text puts `<` in an
+    /// attribute value (\[WFC: No < in Attribute Values\], §3.1).
+    ForbiddenEntityReference {
+        /// The entity name, without `&` and `;`.
+        name: String,
+        /// Why the reference is not allowed, naming the constraint.
+        reason: &'static str,
+    },
+    /// An internal entity whose replacement text is not well-formed where it is
+    /// referenced in content: it must match production \[43\] `content` (XML 1.0
+    /// §4.3.2). Reported at the reference.
+    MalformedEntity {
+        /// The entity name, without `&` and `;`.
+        name: String,
+        /// The message of the error found in the replacement text.
+        detail: String,
+    },
     /// A reference in content to an external parsed entity, with
-    /// [`crate::ExternalPolicy::RejectReferences`].
-    ExternalEntity { name: String },
-    /// An external identifier in the document type declaration (an external DTD
-    /// subset, an external or unparsed entity declaration), refused by
-    /// [`crate::ExternalPolicy::Forbid`], the default. `what` says which
-    /// declaration; `identifier` quotes the identifier as written.
-    ExternalReference { what: String, identifier: String },
-    /// A character reference to a code point outside `Char` (WFC: Legal Character).
-    InvalidCharRef { text: String },
-    /// Something in the XML declaration (§2.8) or text declaration is wrong.
-    XmlDeclaration { detail: String },
-    /// A document type declaration problem (§2.8, §3.2-§4.7).
-    Dtd { detail: String },
-    /// The encoding is unknown, unsupported, or contradicts the byte-order mark (§4.3.3).
-    Encoding { detail: String },
-    /// A malformed construct not covered by a more specific kind; `detail` says
-    /// which and quotes it.
-    Syntax { detail: String },
-    /// A configured limit was exceeded.
-    LimitExceeded { limit: LimitKind, value: u64, max: u64 },
+    /// [`crate::ExternalPolicy::RejectReferences`]. XML 1.0 §4.4.3 lets a
+    /// non-validating processor leave such an entity out; this policy refuses
+    /// the document instead.
+    ExternalEntity {
+        /// The entity name, without `&` and `;`.
+        name: String,
+    },
+    /// An external identifier (production \[75\] `ExternalID`, XML 1.0 §4.2.2) in
+    /// the document type declaration: an external DTD subset, an external or
+    /// unparsed entity declaration, refused by [`crate::ExternalPolicy::Forbid`],
+    /// the default. Nothing is ever fetched.
+    ExternalReference {
+        /// Which declaration names the external content, e.g. the external DTD
+        /// subset or an entity by name.
+        what: String,
+        /// The identifier as written (`SYSTEM "..."` or `PUBLIC "..." "..."`).
+        identifier: String,
+    },
+    /// A character reference to a code point outside \[2\] `Char` (\[WFC: Legal
+    /// Character\], XML 1.0 §4.1).
+    InvalidCharRef {
+        /// The reference as written, e.g. `&#0;`.
+        text: String,
+    },
+    /// Something in the XML declaration is wrong (production \[23\] `XMLDecl`,
+    /// XML 1.0 §2.8, with \[24\] `VersionInfo`, \[80\] `EncodingDecl` (§4.3.3) and
+    /// \[32\] `SDDecl` (§2.9)).
+    XmlDeclaration {
+        /// What is wrong, e.g. ``"`version` must come first"``.
+        detail: String,
+    },
+    /// A problem in the document type declaration (production \[28\]
+    /// `doctypedecl`, XML 1.0 §2.8) or one of its markup declarations (§3.2-§4.7),
+    /// including \[WFC: PEs in Internal Subset\] (§2.8) and an input that ends
+    /// inside the replacement text of a parameter entity.
+    Dtd {
+        /// What is wrong; names the parameter entity when the problem is in its
+        /// replacement text.
+        detail: String,
+    },
+    /// The encoding is unknown or unsupported, contradicts the byte-order mark,
+    /// or the bytes are not valid in it (XML 1.0 §4.3.3 and Appendix F).
+    Encoding {
+        /// What is wrong, naming the encoding or the byte.
+        detail: String,
+    },
+    /// A malformed construct not covered by a more specific kind (a production
+    /// of XML 1.0 §2-§3, e.g. `]]>` in character data, \[14\] `CharData`, or a PI
+    /// target `xml`, \[17\] `PITarget`).
+    Syntax {
+        /// Which construct is wrong, quoting it; the whole message.
+        detail: String,
+    },
+    /// A configured limit was exceeded. Not a well-formedness error (neither
+    /// spec sets limits): the document may be well-formed, but reading it would
+    /// cost more than [`crate::Limits`] allow.
+    LimitExceeded {
+        /// Which limit.
+        limit: LimitKind,
+        /// The amount the document reached when it was stopped (one past the
+        /// maximum for a count), in the limit's unit: nesting levels, attributes,
+        /// bytes, words or names, or (for [`LimitKind::EntityAmplification`])
+        /// expanded bytes per document byte.
+        value: u64,
+        /// The maximum allowed, in the same unit: the [`crate::Limits`] field, or
+        /// what the token index can address (for [`LimitKind::IndexCapacity`],
+        /// and for [`LimitKind::DocumentSize`] when the configured maximum is
+        /// larger).
+        max: u64,
+    },
 }
 
 impl fmt::Display for ErrorKind {

@@ -19,18 +19,28 @@ use crate::error::{line_column, Error, ErrorKind};
 /// The encoding an input was read in (what the document's bytes were, before transcoding).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SourceEncoding {
+    /// UTF-8: no encoding declaration, or one that says `UTF-8` (or a label that
+    /// names UTF-8). The text is the input itself, after any byte-order mark.
     Utf8 {
+        /// The input starts with the UTF-8 byte-order mark `EF BB BF`.
         bom: bool,
     },
+    /// UTF-16, little-endian: from the byte-order mark `FF FE`, or from `<?` in
+    /// little-endian 16-bit units with a declaration saying UTF-16.
     Utf16Le {
+        /// The input starts with a byte-order mark (else it has an encoding declaration).
         bom: bool,
     },
+    /// UTF-16, big-endian: from the byte-order mark `FE FF`, or from `<?` in
+    /// big-endian 16-bit units with a declaration saying UTF-16.
     Utf16Be {
+        /// The input starts with a byte-order mark (else it has an encoding declaration).
         bom: bool,
     },
     /// Any other encoding, by its canonical label as written in the declaration (e.g. "ISO-8859-1",
     /// "windows-1252", "US-ASCII", "Shift_JIS").
     Other {
+        /// The encoding name as written in the declaration's `encoding="..."`.
         label: String,
     },
 }
@@ -42,6 +52,7 @@ pub struct Decoded<'a> {
     pub text: Cow<'a, [u8]>,
     /// Number of BOM bytes skipped at the start of the original input (0, 2 or 3).
     pub bom_len: usize,
+    /// The encoding the input was read in, as detected and declared.
     pub encoding: SourceEncoding,
 }
 
@@ -180,6 +191,15 @@ fn declared_label(at: impl Fn(usize) -> Option<u8>) -> Option<(String, usize)> {
 /// valid UTF-8 and that every character matches the XML 1.0 `Char` production \[2\]
 /// (#x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]).
 pub fn decode(input: &[u8]) -> Result<Decoded<'_>, Error> {
+    decode_deferring(input, false).map(|(d, _)| d)
+}
+
+/// [`decode`], except that with `defer` a text borrowed from UTF-8 input is returned
+/// unchecked, with `true`: the caller must then run [`check_deferred`] over it and
+/// use nothing it read from the text if that fails (the parser does both at once, on
+/// two threads). Transcoded text is always checked here.
+pub(crate) fn decode_deferring(input: &[u8], defer: bool) -> Result<(Decoded<'_>, bool), Error> {
+    let utf8 = |text, bom_len, encoding| utf8(text, bom_len, encoding, defer);
     match detect(input)? {
         Family::Utf8Bom => {
             let text = &input[3..];
@@ -191,20 +211,27 @@ pub fn decode(input: &[u8]) -> Result<Decoded<'_>, Error> {
                 _ => utf8(text, 3, SourceEncoding::Utf8 { bom: true }),
             }
         }
-        Family::Utf16 { le, bom } => decode_utf16(input, le, bom),
+        Family::Utf16 { le, bom } => Ok((decode_utf16(input, le, bom)?, false)),
         Family::Ascii => match declared_label(|i| input.get(i).copied()) {
             None => utf8(input, 0, SourceEncoding::Utf8 { bom: false }),
-            Some((label, pos)) => decode_ascii_compatible(input, label, pos),
+            Some((label, pos)) => decode_ascii_compatible(input, label, pos, defer),
         },
     }
 }
 
-/// UTF-8 text (`bom_len` bytes into the input): validated in place and borrowed.
-fn utf8(text: &[u8], bom_len: usize, encoding: SourceEncoding) -> Result<Decoded<'_>, Error> {
-    match check(text) {
-        Ok(()) => Ok(Decoded { text: Cow::Borrowed(text), bom_len, encoding }),
-        Err((kind, off)) => Err(error_in(kind, bom_len + off, text, off)),
+/// UTF-8 text (`bom_len` bytes into the input): validated in place (unless `defer`)
+/// and borrowed. The flag says whether the check was deferred.
+fn utf8(text: &[u8], bom_len: usize, encoding: SourceEncoding, defer: bool) -> Result<(Decoded<'_>, bool), Error> {
+    if !defer {
+        check_deferred(text, bom_len)?;
     }
+    Ok((Decoded { text: Cow::Borrowed(text), bom_len, encoding }, defer))
+}
+
+/// The check [`decode_deferring`] left out: UTF-8 and the `Char` production over
+/// `text`, found `bom_len` bytes into the input (error offsets count from the input).
+pub(crate) fn check_deferred(text: &[u8], bom_len: usize) -> Result<(), Error> {
+    check(text).map_err(|(kind, off)| error_in(kind, bom_len + off, text, off))
 }
 
 /// Transcoded text: validated, owned.
@@ -262,7 +289,8 @@ fn decode_utf16(input: &[u8], le: bool, bom: bool) -> Result<Decoded<'static>, E
     owned(out, base, enc)
 }
 
-fn decode_ascii_compatible(input: &[u8], label: String, pos: usize) -> Result<Decoded<'_>, Error> {
+fn decode_ascii_compatible(input: &[u8], label: String, pos: usize, defer: bool) -> Result<(Decoded<'_>, bool), Error> {
+    let utf8 = |text, bom_len, encoding| utf8(text, bom_len, encoding, defer);
     let not_utf16 = "document declares UTF-16 but has no byte-order mark and is not UTF-16";
     let enc = if is_any(&label, UTF16) {
         return Err(encoding_error(not_utf16, input, pos));
@@ -280,7 +308,7 @@ fn decode_ascii_compatible(input: &[u8], label: String, pos: usize) -> Result<De
                 out.extend_from_slice(&[0xC0 | (b >> 6), 0x80 | (b & 0x3F)]);
             }
         }
-        return owned(out, 0, SourceEncoding::Other { label });
+        return owned(out, 0, SourceEncoding::Other { label }).map(|d| (d, false));
     } else if is_any(&label, ASCII) {
         if let Some(p) = input.iter().position(|&b| b >= 0x80) {
             let detail = format!("byte 0x{:02X} is not valid in encoding `{label}`", input[p]);
@@ -319,7 +347,7 @@ fn decode_ascii_compatible(input: &[u8], label: String, pos: usize) -> Result<De
         }
     }
     out.truncate(written);
-    owned(out, 0, SourceEncoding::Other { label })
+    owned(out, 0, SourceEncoding::Other { label }).map(|d| (d, false))
 }
 
 /// Validates UTF-8 + Char production over `text` (already BOM-free UTF-8). Used by `decode` for

@@ -22,8 +22,24 @@
 //! well-formedness (Namespaces in XML 1.0). External entities and external DTD
 //! subsets are never fetched. Limits on depth, attributes, name length,
 //! document size and entity expansion are on by default ([`Limits`]).
+//!
+//! Besides [`Document`], [`Node`] and the [`Editor`], a few expert modules serve
+//! the crates built on the core (XPath, canonical XML, signatures, the CLI and
+//! the Python bindings), so that each primitive has one definition:
+//!
+//! * [`tape`]: the token index's record layout and its one typed reader
+//!   (`docs/index-format.md`);
+//! * [`xml`]: the predefined entities, text decoding straight from the
+//!   document's bytes (references resolved, internal entities expanded, line
+//!   ends normalized), the writer of a namespace declaration, and
+//!   [`xml::is_textish`] (is a node a text node or a CDATA section);
+//! * [`dtd`]: the document type declaration model and attribute-value
+//!   normalization;
+//! * [`input`]: encoding detection, transcoding and the `Char` check;
+//! * [`debug`]: the index dump of `vtdx debug index`.
 
 #![deny(unsafe_code)]
+#![warn(missing_docs)]
 
 mod chars;
 pub mod debug;
@@ -41,6 +57,7 @@ mod parser;
 pub mod tape;
 mod text;
 mod write;
+pub mod xml;
 
 pub use chars::{is_name, is_name_char, is_name_start_char, is_xml_char};
 pub use document::{Children, DescendantElements, Descendants, Document, EntityExpansion, Node, NodeId, NodeKind, RecordCounts};
@@ -48,6 +65,6 @@ pub use edit::{escape_attr, escape_text, EditError, Editor};
 pub use error::{line_column, Error, ErrorKind, LimitKind};
 pub use input::SourceEncoding;
 pub use names::{has_uri_scheme, Names, NsId, Sym, NS_NONE, NS_XML, NS_XMLNS, XMLNS_NAMESPACE, XML_NAMESPACE};
-pub use options::{ExternalPolicy, Limits, ParseOptions};
+pub use options::{ExternalPolicy, Limits, ParseOptions, PARALLEL_CHECK_MIN_BYTES};
 pub use parser::{Parser, XmlDecl};
 pub use write::write_pretty;

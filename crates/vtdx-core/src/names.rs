@@ -11,30 +11,119 @@
 
 use std::collections::HashMap;
 
-/// Id of an interned namespace URI. `0` is "no namespace".
-pub type NsId = u32;
+/// Defines the shared constructor and accessors of an id newtype over `u32`.
+macro_rules! u32_id {
+    ($t:ident) => {
+        impl $t {
+            /// The id whose raw index is `index`. Free; any value is accepted (an
+            /// index a document's tables do not have makes [`Names`] return another
+            /// name or panic, never more).
+            #[inline(always)]
+            pub const fn new(index: u32) -> $t {
+                $t(index)
+            }
+
+            /// The raw index, as stored.
+            #[inline(always)]
+            pub const fn as_u32(self) -> u32 {
+                self.0
+            }
+
+            /// The raw index as a `usize`, for indexing a table by id.
+            #[inline(always)]
+            pub const fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+
+        impl From<$t> for u32 {
+            #[inline(always)]
+            fn from(id: $t) -> u32 {
+                id.0
+            }
+        }
+    };
+}
+
+/// An interned namespace URI (a namespace *name*, not a prefix) of one document.
+///
+/// What callers may rely on:
+///
+/// - **Indexing.** It indexes the namespace table of the [`Names`] it came from
+///   ([`Names::ns_by_id`]); ids are dense from 0 in order of first use.
+/// - **Equality.** Within one document, two ids are equal exactly when their URIs
+///   are equal (byte for byte), so comparing namespaces is comparing ids.
+/// - **Fixed ids.** [`NS_NONE`] (0) is "no namespace" (the empty URI),
+///   [`NS_XML`] (1) the `xml` prefix's namespace and [`NS_XMLNS`] (2) the
+///   namespace of `xmlns` attributes, in every document.
+/// - **Representation.** `#[repr(transparent)]` over a `u32`: [`NsId::new`],
+///   [`NsId::as_u32`] and [`NsId::index`] convert without cost.
+/// - **Scope.** Other ids are meaningless across documents: the same URI may get
+///   another id in another document.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
+pub struct NsId(u32);
+u32_id!(NsId);
+
 /// No namespace.
-pub const NS_NONE: NsId = 0;
+pub const NS_NONE: NsId = NsId(0);
 /// `http://www.w3.org/XML/1998/namespace`, bound to the `xml` prefix.
-pub const NS_XML: NsId = 1;
+pub const NS_XML: NsId = NsId(1);
 /// `http://www.w3.org/2000/xmlns/`, the namespace of namespace declarations.
-pub const NS_XMLNS: NsId = 2;
+pub const NS_XMLNS: NsId = NsId(2);
 /// The URI bound to `xml:`.
 pub const XML_NAMESPACE: &str = "http://www.w3.org/XML/1998/namespace";
 /// The URI of `xmlns` attributes.
 pub const XMLNS_NAMESPACE: &str = "http://www.w3.org/2000/xmlns/";
 
-/// Id of an interned qualified name.
-pub type QNameId = u32;
-/// An interned (qualified name, namespace) pair: what the token index stores.
+/// An interned qualified name as written (`p:local`), whatever namespace its
+/// prefix is bound to; the parser's key for names before namespaces are resolved.
 ///
-/// Symbols fit in 28 bits (the index packs a 4-bit kind beside them); a document
-/// with more than 2^27 distinct names is refused with
-/// [`crate::LimitKind::IndexCapacity`].
-pub type Sym = u32;
+/// What callers may rely on: it indexes the qualified-name table of one
+/// document's [`Names`] (dense from 0 in order of first use); within that
+/// document two ids are equal exactly when the names' bytes are; it is
+/// meaningless across documents. `#[repr(transparent)]` over a `u32`
+/// ([`QNameId::new`], [`QNameId::as_u32`], [`QNameId::index`]). Internal to the
+/// parser: the public API names elements and attributes by [`Sym`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
+pub struct QNameId(u32);
+u32_id!(QNameId);
+
+/// An interned (qualified name, namespace URI) pair: the name of an element or
+/// attribute as the token index stores it ([`Node::sym`](crate::Node::sym),
+/// [`Tape::symbol`](crate::tape::Tape::symbol)).
+///
+/// What callers may rely on:
+///
+/// - **Indexing.** It indexes the tables of the [`Names`] of the document it
+///   came from ([`Names::qname`], [`Names::local`], [`Names::prefix`],
+///   [`Names::ns_id`], [`Names::ns_uri`]). Symbols are dense, `0..`
+///   [`Names::sym_count`] in order of first use, so [`Sym::index`] can index a
+///   per-document table (a bit set of the symbols a name test matches).
+/// - **Equality.** Within one document, two names are the same symbol exactly
+///   when both their qualified names (as written) and their namespace URIs are
+///   equal: a name test is an integer comparison once the matching symbols are
+///   known (see [`Names::syms_matching`]).
+/// - **Representation.** `#[repr(transparent)]` over a `u32` below 2^27 (the
+///   index packs a 4-bit kind beside it; a document with more distinct names is
+///   refused with [`crate::LimitKind::IndexCapacity`]). [`Sym::new`],
+///   [`Sym::as_u32`] and [`Sym::index`] convert without cost.
+/// - **Scope.** Meaningless across documents: the same name may have another
+///   symbol in another document (even one parsed by the same reused
+///   [`Parser`](crate::Parser)). A symbol that is not one of the document's
+///   makes the [`Names`] accessors return another name or panic, never more.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
+pub struct Sym(u32);
+u32_id!(Sym);
+
+const _: () = assert!(std::mem::size_of::<Sym>() == 4 && std::mem::size_of::<NsId>() == 4 && std::mem::size_of::<QNameId>() == 4);
 
 pub(crate) const MAX_SYMS: u32 = 1 << 27;
-pub(crate) const NO_PREFIX: QNameId = u32::MAX;
+pub(crate) const NO_PREFIX: QNameId = QNameId(u32::MAX);
+/// No namespace seen yet (`QNameInfo::last_ns` of a new name).
+const NS_UNSET: NsId = NsId(u32::MAX);
 
 #[derive(Debug, Clone)]
 pub(crate) struct QNameInfo {
@@ -99,7 +188,7 @@ struct CacheEntry {
     id: QNameId,
 }
 
-const EMPTY_ENTRY: CacheEntry = CacheEntry { w0: 0, w1: 0, len: u32::MAX, id: 0 };
+const EMPTY_ENTRY: CacheEntry = CacheEntry { w0: 0, w1: 0, len: u32::MAX, id: QNameId(0) };
 
 /// The bytes of a name of at most 16 bytes as two little-endian words, zero-padded.
 #[inline(always)]
@@ -204,7 +293,7 @@ impl Names {
         if let Some(&id) = self.ns_map.get(uri) {
             return id;
         }
-        let id = self.ns.len() as NsId;
+        let id = NsId(self.ns.len() as u32);
         self.ns.push(String::from_utf8_lossy(uri).into());
         self.ns_flags.push(ns_flags_of(uri));
         self.ns_map.insert(uri.into(), id);
@@ -216,14 +305,14 @@ impl Names {
     /// relative namespace URIs.
     #[inline]
     pub fn ns_has_scheme(&self, ns: NsId) -> bool {
-        self.ns_flags.get(ns as usize).is_some_and(|f| f & NS_HAS_SCHEME != 0)
+        self.ns_flags.get(ns.index()).is_some_and(|f| f & NS_HAS_SCHEME != 0)
     }
 
     /// True when namespace `ns` can be written in a double-quoted attribute value as it
     /// stands: it has no `&`, `<`, `"`, tab, LF or CR.
     #[inline]
     pub fn ns_attr_plain(&self, ns: NsId) -> bool {
-        self.ns_flags.get(ns as usize).is_some_and(|f| f & NS_ATTR_PLAIN != 0)
+        self.ns_flags.get(ns.index()).is_some_and(|f| f & NS_ATTR_PLAIN != 0)
     }
 
     /// Interns a qualified name whose syntax has already been checked.
@@ -276,7 +365,7 @@ impl Names {
             }
             _ => (0, NO_PREFIX),
         };
-        let id = self.qnames.len() as QNameId;
+        let id = QNameId(self.qnames.len() as u32);
         let off = self.arena.len() as u32;
         // names come from validated UTF-8 and end at character boundaries
         match std::str::from_utf8(name) {
@@ -297,8 +386,8 @@ impl Names {
             blen,
             prefix_len,
             prefix,
-            last_ns: u32::MAX,
-            last_sym: 0,
+            last_ns: NS_UNSET,
+            last_sym: Sym(0),
             qname_ok: 0,
             next_guess: NO_PREFIX,
             child_guess: NO_PREFIX,
@@ -312,14 +401,14 @@ impl Names {
     /// The bytes of an interned qualified name.
     #[inline]
     pub(crate) fn qname_text(&self, q: QNameId) -> &str {
-        let i = &self.qnames[q as usize];
+        let i = &self.qnames[q.index()];
         &self.arena[i.off as usize..(i.off + i.blen) as usize]
     }
 
     /// The symbol for (qname, ns), made on first use. `None` past [`MAX_SYMS`].
     #[inline(always)]
     pub(crate) fn sym(&mut self, q: QNameId, ns: NsId) -> Option<Sym> {
-        let info = &self.qnames[q as usize];
+        let info = &self.qnames[q.index()];
         if info.last_ns == ns {
             return Some(info.last_sym);
         }
@@ -331,8 +420,8 @@ impl Names {
         let s = match self.sym_map.get(&(q, ns)) {
             Some(&s) => s,
             None => {
-                let s = self.syms.len() as Sym;
-                if s >= MAX_SYMS {
+                let s = Sym(self.syms.len() as u32);
+                if s.0 >= MAX_SYMS {
                     return None;
                 }
                 self.syms.push(SymInfo { qname: q, ns });
@@ -340,7 +429,7 @@ impl Names {
                 s
             }
         };
-        let info = &mut self.qnames[q as usize];
+        let info = &mut self.qnames[q.index()];
         info.last_ns = ns;
         info.last_sym = s;
         Some(s)
@@ -349,24 +438,24 @@ impl Names {
     /// The qualified name of a symbol, as written.
     #[inline]
     pub fn qname(&self, s: Sym) -> &str {
-        self.qname_text(self.syms[s as usize].qname)
+        self.qname_text(self.syms[s.index()].qname)
     }
     /// The length in bytes of a symbol's qualified name.
     #[inline]
     pub fn qname_len(&self, s: Sym) -> usize {
-        self.qnames[self.syms[s as usize].qname as usize].blen as usize
+        self.qnames[self.syms[s.index()].qname.index()].blen as usize
     }
     /// The prefix of a symbol's qualified name ("" when none).
     #[inline]
     pub fn prefix(&self, s: Sym) -> &str {
-        let i = &self.qnames[self.syms[s as usize].qname as usize];
+        let i = &self.qnames[self.syms[s.index()].qname.index()];
         let off = i.off as usize;
         &self.arena[off..off + i.prefix_len as usize]
     }
     /// The local part of a symbol's qualified name.
     #[inline]
     pub fn local(&self, s: Sym) -> &str {
-        let i = &self.qnames[self.syms[s as usize].qname as usize];
+        let i = &self.qnames[self.syms[s.index()].qname.index()];
         let (off, pl) = (i.off as usize, i.prefix_len as usize);
         let start = if pl == 0 { off } else { off + pl + 1 };
         &self.arena[start..off + i.blen as usize]
@@ -374,16 +463,16 @@ impl Names {
     /// The namespace id of a symbol.
     #[inline]
     pub fn ns_id(&self, s: Sym) -> NsId {
-        self.syms[s as usize].ns
+        self.syms[s.index()].ns
     }
     /// The namespace URI of a symbol ("" for none).
     #[inline]
     pub fn ns_uri(&self, s: Sym) -> &str {
-        &self.ns[self.syms[s as usize].ns as usize]
+        &self.ns[self.syms[s.index()].ns.index()]
     }
     /// A namespace URI by id.
     pub fn ns_by_id(&self, id: NsId) -> &str {
-        &self.ns[id as usize]
+        &self.ns[id.index()]
     }
     /// The id of a namespace URI if the document uses it.
     pub fn find_ns(&self, uri: &str) -> Option<NsId> {
@@ -400,6 +489,10 @@ impl Names {
     pub fn sym_count(&self) -> usize {
         self.syms.len()
     }
+    /// Every symbol, in order (`0..`[`Names::sym_count`]).
+    pub fn syms(&self) -> impl ExactSizeIterator<Item = Sym> + DoubleEndedIterator + Clone + 'static {
+        (0..self.syms.len() as u32).map(Sym)
+    }
     /// Every symbol whose expanded name is (`ns`, `local`); `local == None` matches any local name.
     pub fn syms_matching(&self, ns: Option<&str>, local: Option<&str>) -> Vec<Sym> {
         let ns_id = match ns {
@@ -409,9 +502,7 @@ impl Names {
             },
             None => None,
         };
-        (0..self.syms.len() as Sym)
-            .filter(|&s| ns_id.is_none_or(|id| self.ns_id(s) == id) && local.is_none_or(|l| self.local(s) == l))
-            .collect()
+        self.syms().filter(|&s| ns_id.is_none_or(|id| self.ns_id(s) == id) && local.is_none_or(|l| self.local(s) == l)).collect()
     }
     /// The symbol of qualified name `qname` in namespace `ns`, if the document has it.
     pub fn sym_of(&self, qname: &str, ns: NsId) -> Option<Sym> {
@@ -422,7 +513,7 @@ impl Names {
     pub fn syms_with_qname(&self, qname: &str) -> Vec<Sym> {
         match self.find_qname(qname.as_bytes()) {
             None => Vec::new(),
-            Some(q) => (0..self.syms.len() as Sym).filter(|&s| self.syms[s as usize].qname == q).collect(),
+            Some(q) => self.syms().filter(|&s| self.syms[s.index()].qname == q).collect(),
         }
     }
     /// True when the tables have grown past what a reused parser keeps between

@@ -1,8 +1,11 @@
 //! Parser configuration: limits with safe defaults and the external-entity policy.
 
 /// Resource limits. Every limit is on by default; raise or lower them with the
-/// builder-style setters or by writing the public fields.
+/// builder-style setters of [`ParseOptions`] (one per limit, named after the field) or by
+/// writing the public fields of `Limits::default()`. The struct is `#[non_exhaustive]`:
+/// new limits may be added, so build it from [`Limits::default`], not with a literal.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Deepest element nesting accepted. Default 1,024 (libxml2 uses 256 without
     /// `XML_PARSE_HUGE`; pugixml has none).
@@ -106,11 +109,29 @@ pub struct ParseOptions {
     /// declarations (`xmlns`, `xmlns:p`) defaulted this way always bind, and are
     /// always present; Canonical XML always outputs defaulted attributes.
     pub attribute_defaults: bool,
+    /// Check UTF-8 and the `Char` production (XML 1.0 §2.2) of a large UTF-8 input on a
+    /// second thread while this one parses, instead of before. Results and errors are
+    /// the same as without it: when the check fails, its error is returned, as it
+    /// would have come first, and nothing the parse read is used. Costs one thread
+    /// start per parse, so it applies only to inputs of [`PARALLEL_CHECK_MIN_BYTES`]
+    /// or more. Default `false` (a library does not start threads unasked); the CLI
+    /// turns it on.
+    pub parallel_check: bool,
 }
+
+/// Inputs smaller than this are checked before parsing even with
+/// [`ParseOptions::parallel_check`]: starting a thread costs more than it saves.
+pub const PARALLEL_CHECK_MIN_BYTES: usize = 1 << 20;
 
 impl Default for ParseOptions {
     fn default() -> Self {
-        ParseOptions { limits: Limits::default(), external: ExternalPolicy::default(), namespaces: true, attribute_defaults: true }
+        ParseOptions {
+            limits: Limits::default(),
+            external: ExternalPolicy::default(),
+            namespaces: true,
+            attribute_defaults: true,
+            parallel_check: false,
+        }
     }
 }
 
@@ -149,6 +170,11 @@ impl ParseOptions {
         self.limits.max_entity_amplification = n;
         self
     }
+    /// Sets [`Limits::max_entity_depth`].
+    pub fn max_entity_depth(mut self, n: u32) -> Self {
+        self.limits.max_entity_depth = n;
+        self
+    }
     /// Sets [`ParseOptions::external`].
     pub fn external(mut self, p: ExternalPolicy) -> Self {
         self.external = p;
@@ -157,6 +183,11 @@ impl ParseOptions {
     /// Sets [`ParseOptions::attribute_defaults`].
     pub fn attribute_defaults(mut self, on: bool) -> Self {
         self.attribute_defaults = on;
+        self
+    }
+    /// Sets [`ParseOptions::parallel_check`].
+    pub fn parallel_check(mut self, on: bool) -> Self {
+        self.parallel_check = on;
         self
     }
     /// Sets [`ParseOptions::namespaces`].

@@ -17,7 +17,7 @@ use crate::chars::{decode_at, is_name_char, is_name_start_char, is_ws, scan_name
 use crate::dtd::{self, Dtd, EntityValue, ExpansionBudget};
 use crate::error::{describe_at, snippet, Error, ErrorKind, LimitKind};
 use crate::index::*;
-use crate::names::{Names, NsId, QNameId, NO_PREFIX, NS_NONE, NS_XML, NS_XMLNS, XMLNS_NAMESPACE, XML_NAMESPACE};
+use crate::names::{Names, NsId, QNameId, Sym, NO_PREFIX, NS_NONE, NS_XML, NS_XMLNS, XMLNS_NAMESPACE, XML_NAMESPACE};
 use crate::options::{ExternalPolicy, ParseOptions};
 
 mod api;
@@ -465,7 +465,7 @@ impl Run<'_> {
 
     #[inline(always)]
     fn qname_check(&mut self, t: &[u8], qid: QNameId, s: usize, e: usize) -> Result<(), Error> {
-        if self.names.qnames[qid as usize].qname_ok == 1 {
+        if self.names.qnames[qid.index()].qname_ok == 1 {
             return Ok(());
         }
         self.qname_check_slow(t, qid, s, e)
@@ -473,14 +473,14 @@ impl Run<'_> {
 
     #[inline(never)]
     fn qname_check_slow(&mut self, t: &[u8], qid: QNameId, s: usize, e: usize) -> Result<(), Error> {
-        match self.names.qnames[qid as usize].qname_ok {
+        match self.names.qnames[qid.index()].qname_ok {
             2 => return Err(err(ErrorKind::InvalidName { name: snippet(&t[s..e], 60) }, t, s)),
             QNAME_OK_WITH_DEFAULTS => return Ok(()),
             _ => {}
         }
         let name = &t[s..e];
         let ok = is_qname(name);
-        self.names.qnames[qid as usize].qname_ok = if ok { 1 } else { 2 };
+        self.names.qnames[qid.index()].qname_ok = if ok { 1 } else { 2 };
         if ok {
             Ok(())
         } else {
@@ -584,7 +584,7 @@ impl Run<'_> {
             if self.st.attrs.len() as u64 >= self.opts.limits.max_attributes as u64 {
                 return Err(attributes_limit(self.opts, self.st.attrs.len(), t, an));
             }
-            let aprefix = self.names.qnames[aq as usize].prefix;
+            let aprefix = self.names.qnames[aq.index()].prefix;
             let is_decl = self.ns_on && (aq == self.q_xmlns || aprefix == self.q_xmlns);
             ns_work |= is_decl || aprefix != NO_PREFIX;
             self.st.attrs.push(AttrScratch {
@@ -607,7 +607,7 @@ impl Run<'_> {
         let bind_base = self.st.bindings.len() as u32;
         let ens = if !self.ns_on {
             NS_NONE
-        } else if self.st.bindings.is_empty() && !ns_work && self.names.qnames[qid as usize].prefix == NO_PREFIX {
+        } else if self.st.bindings.is_empty() && !ns_work && self.names.qnames[qid.index()].prefix == NO_PREFIX {
             // no namespace in scope, no declaration here, no prefixed name: all in no namespace
             NS_NONE
         } else {
@@ -625,7 +625,7 @@ impl Run<'_> {
         let rec = self.tape.len() as u32;
         if self.fragment_depth == 0 {
             let sym = self.sym(t, qid, ens, pos)?;
-            put(&mut self.tape, [(K_ELEM << KIND_SHIFT) | sym, pos as u32, 0, parent, 0]);
+            put(&mut self.tape, [(K_ELEM << KIND_SHIFT) | sym.as_u32(), pos as u32, 0, parent, 0]);
             for i in 0..n {
                 let a = self.st.attrs[i];
                 if a.is_default() && !a.is_decl && !self.opts.attribute_defaults {
@@ -638,7 +638,7 @@ impl Run<'_> {
                     (false, false) => (K_ATTR_DEFAULT, a.val_start),
                     (true, false) => (K_NSDECL_DEFAULT, a.val_start),
                 };
-                put(&mut self.tape, [(k << KIND_SHIFT) | s, w1]);
+                put(&mut self.tape, [(k << KIND_SHIFT) | s.as_u32(), w1]);
             }
         }
         if empty {
@@ -660,7 +660,7 @@ impl Run<'_> {
     }
 
     #[inline]
-    fn sym(&mut self, t: &[u8], q: QNameId, ns: NsId, at: usize) -> Result<u32, Error> {
+    fn sym(&mut self, t: &[u8], q: QNameId, ns: NsId, at: usize) -> Result<Sym, Error> {
         self.names.sym(q, ns).ok_or_else(|| {
             err(
                 ErrorKind::LimitExceeded {
@@ -718,7 +718,7 @@ impl Run<'_> {
             let raw = &t[a.val_start as usize..a.val_end as usize];
             // A DTD may declare the declaration's type (e.g. NMTOKEN), which changes its normalized value.
             let cdata = self.dtd.as_deref().is_none_or(|d| {
-                let en = std::str::from_utf8(&t[name_at..name_at + self.names.qnames[qid as usize].blen as usize]).unwrap_or("");
+                let en = std::str::from_utf8(&t[name_at..name_at + self.names.qnames[qid.index()].blen as usize]).unwrap_or("");
                 let an = std::str::from_utf8(&t[a.name_off as usize..a.name_end as usize]).unwrap_or("");
                 d.attribute(en, an).is_none_or(|ad| ad.ty == dtd::AttType::Cdata)
             });
@@ -752,7 +752,7 @@ impl Run<'_> {
             if a.is_decl {
                 continue;
             }
-            let ns = if self.names.qnames[a.qid as usize].prefix == NO_PREFIX {
+            let ns = if self.names.qnames[a.qid.index()].prefix == NO_PREFIX {
                 NS_NONE
             } else {
                 self.resolve(t, a.qid, a.name_off as usize, false)?
@@ -764,7 +764,7 @@ impl Run<'_> {
 
     #[inline]
     fn resolve(&self, t: &[u8], qid: QNameId, at: usize, element: bool) -> Result<NsId, Error> {
-        let prefix = self.names.qnames[qid as usize].prefix;
+        let prefix = self.names.qnames[qid.index()].prefix;
         if prefix == NO_PREFIX && !element {
             return Ok(NS_NONE);
         }
@@ -786,7 +786,7 @@ impl Run<'_> {
         if prefix == NO_PREFIX {
             return Ok(NS_NONE);
         }
-        let q = &self.names.qnames[qid as usize];
+        let q = &self.names.qnames[qid.index()];
         Err(err(ErrorKind::UndeclaredPrefix { prefix: self.names.qname_text(qid)[..q.prefix_len as usize].to_string() }, t, at))
     }
 
@@ -801,12 +801,12 @@ impl Run<'_> {
             let eq = self.names.intern_qname(a.element.as_bytes());
             // keep the element type's start tags off the lean path (a name that is not a
             // QName keeps its mark: the general path reports it)
-            let q = &mut self.names.qnames[eq as usize];
+            let q = &mut self.names.qnames[eq.index()];
             if q.qname_ok != 2 && (!self.ns_on || is_qname(a.element.as_bytes())) {
                 q.qname_ok = QNAME_OK_WITH_DEFAULTS;
             }
             let aq = self.names.intern_qname(a.name.as_bytes());
-            let prefix = self.names.qnames[aq as usize].prefix;
+            let prefix = self.names.qnames[aq.index()].prefix;
             let is_decl = self.ns_on && (aq == self.q_xmlns || prefix == self.q_xmlns);
             self.lean &= self.ns_on;
             let list = self.st.defaults.entry(eq).or_default();
@@ -841,7 +841,7 @@ impl Run<'_> {
             if st.attrs.len() as u64 >= self.opts.limits.max_attributes as u64 {
                 return Err(attributes_limit(self.opts, st.attrs.len(), t, at));
             }
-            ns_work |= d.is_decl || self.names.qnames[d.qid as usize].prefix != NO_PREFIX;
+            ns_work |= d.is_decl || self.names.qnames[d.qid.index()].prefix != NO_PREFIX;
             let at = at as u32;
             st.attrs.push(AttrScratch {
                 qid: d.qid,
@@ -957,7 +957,7 @@ impl Run<'_> {
         let name = std::str::from_utf8(&t[ns..ne]).unwrap_or("");
         // The predefined entities always mean their character (a declaration may only
         // restate that, §4.6), as in attribute values.
-        if matches!(name, "lt" | "gt" | "amp" | "apos" | "quot") {
+        if crate::xml::predefined_entity(name).is_some() {
             return Ok(ne + 1);
         }
         let markup = self.check_entity(t, pos, name, true)?;
@@ -1113,11 +1113,11 @@ fn is_qname(name: &[u8]) -> bool {
 #[inline(always)]
 fn predict_name(names: &Names, top: &OpenElem, t: &[u8], ns: usize) -> Option<(QNameId, usize)> {
     let guess = if top.last_child != NO_PREFIX {
-        names.qnames[top.last_child as usize].next_guess
+        names.qnames[top.last_child.index()].next_guess
     } else {
-        names.qnames[top.qid as usize].child_guess
+        names.qnames[top.qid.index()].child_guess
     };
-    let g = names.qnames.get(guess as usize)?;
+    let g = names.qnames.get(guess.index())?;
     let len = g.blen as usize;
     if ns + len >= t.len() {
         return None;
@@ -1143,9 +1143,9 @@ fn note_child(stack: &mut [OpenElem], names: &mut Names, qid: QNameId) {
         let prev = top.last_child;
         top.last_child = qid;
         if prev != NO_PREFIX {
-            names.qnames[prev as usize].next_guess = qid;
+            names.qnames[prev.index()].next_guess = qid;
         } else {
-            names.qnames[top.qid as usize].child_guess = qid;
+            names.qnames[top.qid.index()].child_guess = qid;
         }
     }
 }
@@ -1213,7 +1213,7 @@ fn may_repeat(attrs: &[AttrScratch], ns_on: bool) -> bool {
     let mut clash = 0u64;
     let mut in_ns = 0usize;
     for a in attrs {
-        let q = a.qid as usize & 255;
+        let q = a.qid.index() & 255;
         let bit = 1u64 << (q & 63);
         clash |= bits[q >> 6] & bit;
         bits[q >> 6] |= bit;
@@ -1301,8 +1301,17 @@ pub(crate) fn char_ref(t: &[u8], pos: usize) -> Result<(char, usize), Error> {
 mod tests {
     use super::*;
 
-    fn att(qid: QNameId, name: (u32, u32), ns: NsId) -> AttrScratch {
-        AttrScratch { qid, name_off: name.0, name_end: name.1, val_start: 0, val_end: 0, ns, is_decl: false, plain: true }
+    fn att(qid: u32, name: (u32, u32), ns: NsId) -> AttrScratch {
+        AttrScratch {
+            qid: QNameId::new(qid),
+            name_off: name.0,
+            name_end: name.1,
+            val_start: 0,
+            val_end: 0,
+            ns,
+            is_decl: false,
+            plain: true,
+        }
     }
 
     #[test]
@@ -1313,20 +1322,20 @@ mod tests {
         assert_eq!(first_duplicate(&[att(1, (8, 9), NS_NONE), att(257, (8, 9), NS_NONE)], t, true), None);
         assert_eq!(first_duplicate(&[att(5, (8, 9), NS_NONE), att(6, (8, 9), NS_NONE), att(5, (8, 9), NS_NONE)], t, true), Some(2));
         // a:x and b:x bound to one namespace: the same expanded name, only with namespaces on
-        let (ax, bx) = (att(10, (0, 3), 7), att(11, (4, 7), 7));
+        let (ax, bx) = (att(10, (0, 3), NsId::new(7)), att(11, (4, 7), NsId::new(7)));
         assert_eq!(first_duplicate(&[att(3, (8, 9), NS_NONE), ax, bx], t, true), Some(2));
-        let (ax, bx) = (att(10, (0, 3), 7), att(11, (4, 7), 7));
+        let (ax, bx) = (att(10, (0, 3), NsId::new(7)), att(11, (4, 7), NsId::new(7)));
         assert_eq!(first_duplicate(&[ax, bx], t, false), None);
-        let (ax, bx) = (att(10, (0, 3), 7), att(11, (4, 7), 8));
+        let (ax, bx) = (att(10, (0, 3), NsId::new(7)), att(11, (4, 7), NsId::new(8)));
         assert_eq!(first_duplicate(&[ax, bx], t, true), None);
         // past four attributes the one-pass set decides first: ids 256 apart share a bit
-        let plain = |ids: &[QNameId]| ids.iter().map(|&q| att(q, (8, 9), NS_NONE)).collect::<Vec<_>>();
+        let plain = |ids: &[u32]| ids.iter().map(|&q| att(q, (8, 9), NS_NONE)).collect::<Vec<_>>();
         assert!(!may_repeat(&plain(&[1, 2, 3, 4, 5, 6]), true));
         assert!(may_repeat(&plain(&[1, 2, 3, 4, 5, 257]), true));
         assert_eq!(first_duplicate(&plain(&[1, 2, 3, 4, 5, 257]), t, true), None);
         assert_eq!(first_duplicate(&plain(&[1, 2, 3, 4, 5, 6, 3]), t, true), Some(6));
         let mut v = plain(&[1, 2, 3, 4]);
-        v.extend([att(10, (0, 3), 7), att(11, (4, 7), 7)]);
+        v.extend([att(10, (0, 3), NsId::new(7)), att(11, (4, 7), NsId::new(7))]);
         assert!(may_repeat(&v, true));
         assert_eq!(first_duplicate(&v, t, true), Some(5));
         assert_eq!(first_duplicate(&v, t, false), None);

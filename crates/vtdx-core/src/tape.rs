@@ -402,7 +402,7 @@ impl<'d> Tape<'d> {
     /// PI or CDATA section).
     #[inline(always)]
     pub fn symbol(&self, r: RecordId) -> Sym {
-        self.word(r, 0) & PAYLOAD_MASK
+        Sym::new(self.word(r, 0) & PAYLOAD_MASK)
     }
 
     /// The byte offset at which the node starts in the text: the `<` of an
@@ -665,8 +665,8 @@ mod tests {
         }
         // symbols: po=0 date=1 item=2 n=3; comments have none
         let syms: Vec<Sym> = [po, date, item1, n1, comment, item2, n2].iter().map(|&x| t.symbol(x)).collect();
-        assert_eq!(syms, [0, 1, 2, 3, 0, 2, 3]);
-        assert_eq!(doc.names().qname(2), "item");
+        assert_eq!(syms, [0, 1, 2, 3, 0, 2, 3].map(Sym::new));
+        assert_eq!(doc.names().qname(Sym::new(2)), "item");
         // start offsets
         let starts: Vec<usize> = [po, date, item1, n1, comment, item2, n2].iter().map(|&x| t.start(x)).collect();
         assert_eq!(starts, [22, 26, 47, 53, 82, 96, 102]);
@@ -728,7 +728,7 @@ mod tests {
         assert_eq!(t.kind(r(17)), RecordKind::Comment);
         assert_eq!(t.next_sibling(r(17)), None);
         assert_eq!(t.siblings_end(r(13)), r(17));
-        assert_eq!(t.symbol(r(0)), 0);
+        assert_eq!(t.symbol(r(0)), Sym::new(0));
     }
 
     #[test]

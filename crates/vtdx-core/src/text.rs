@@ -12,10 +12,11 @@ use std::ops::Range;
 use memchr::{memchr, memchr2};
 
 use crate::document::Document;
-use crate::dtd::{self, AttType, EntityValue, ExpansionBudget};
+use crate::dtd::{self, AttType, ExpansionBudget};
+use crate::xml;
 
 #[inline]
-fn as_str(b: &[u8]) -> &str {
+pub(crate) fn as_str(b: &[u8]) -> &str {
     // The text was validated as UTF-8 before indexing and ranges fall on character boundaries.
     match std::str::from_utf8(b) {
         Ok(s) => s,
@@ -29,14 +30,7 @@ pub(crate) fn normalize_newlines(raw: &[u8]) -> Cow<'_, str> {
         return Cow::Borrowed(as_str(raw));
     }
     let mut out = String::with_capacity(raw.len());
-    let mut i = 0;
-    while let Some(p) = memchr(b'\r', &raw[i..]) {
-        let p = i + p;
-        out.push_str(as_str(&raw[i..p]));
-        out.push('\n');
-        i = if raw.get(p + 1) == Some(&b'\n') { p + 2 } else { p + 1 };
-    }
-    out.push_str(as_str(&raw[i..]));
+    xml::normalize_newlines_into(&mut out, raw);
     Cow::Owned(out)
 }
 
@@ -47,60 +41,8 @@ pub(crate) fn decode_content<'d>(d: &'d Document<'d>, r: Range<usize>) -> Cow<'d
         return Cow::Borrowed(as_str(raw));
     }
     let mut out = String::with_capacity(raw.len());
-    decode_into(d, raw, &mut out, true, 0);
+    xml::decode_text_into(d, raw, &mut out, true, 0);
     Cow::Owned(out)
-}
-
-/// Decodes `raw` (document text when `doc_text`, else replacement text, whose line
-/// ends were normalized when the entity was declared) into `out`.
-pub(crate) fn decode_into(d: &Document<'_>, raw: &[u8], out: &mut String, doc_text: bool, depth: u32) {
-    let mut i = 0;
-    loop {
-        let found = if doc_text { memchr2(b'&', b'\r', &raw[i..]) } else { memchr(b'&', &raw[i..]) };
-        let Some(p) = found else { break };
-        let p = i + p;
-        out.push_str(as_str(&raw[i..p]));
-        if raw[p] == b'\r' {
-            out.push('\n');
-            i = if raw.get(p + 1) == Some(&b'\n') { p + 2 } else { p + 1 };
-            continue;
-        }
-        let e = p + memchr(b';', &raw[p..]).unwrap_or(raw.len() - p);
-        let name = as_str(&raw[p + 1..e]);
-        i = (e + 1).min(raw.len());
-        if let Some(num) = name.strip_prefix('#') {
-            let v = match num.strip_prefix('x') {
-                Some(h) => u32::from_str_radix(h, 16).ok(),
-                None => num.parse::<u32>().ok(),
-            };
-            if let Some(c) = v.and_then(char::from_u32) {
-                out.push(c);
-            }
-            continue;
-        }
-        let predefined = match name {
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "amp" => Some('&'),
-            "apos" => Some('\''),
-            "quot" => Some('"'),
-            _ => None,
-        };
-        if let Some(c) = predefined {
-            out.push(c);
-            continue;
-        }
-        let declared = d.dtd().and_then(|t| t.entity(name));
-        match declared.map(|e| &e.value) {
-            Some(EntityValue::Internal(repl)) if depth < d.opts.limits.max_entity_depth => {
-                decode_into(d, repl.as_bytes(), out, false, depth + 1);
-            }
-            Some(EntityValue::Internal(_)) => {}
-            Some(EntityValue::External { .. }) => {}
-            None => {} // undeclared with an unread external subset: reads as nothing
-        }
-    }
-    out.push_str(as_str(&raw[i..]));
 }
 
 /// The normalized value of attribute record `attr` on element record `owner`.

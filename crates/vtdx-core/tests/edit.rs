@@ -149,10 +149,12 @@ fn round_trip_without_edits_is_identical_on_the_corpus() {
         let opts = ParseOptions::new().external(vtdx_core::ExternalPolicy::Ignore);
         let doc = Document::parse_with(bytes, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
         let ed = Editor::new(&doc);
-        assert!(ed.is_empty() && ed.len() == 0);
+        assert!(ed.is_empty());
+        assert_eq!(ed.len(), 0);
         assert!(ed.to_vec().unwrap() == *bytes, "{name}: to_vec differs from the input");
-        ed.write_into(&mut buf).unwrap();
-        assert!(buf == *bytes, "{name}: write_into differs from the input");
+        buf.clear();
+        ed.append_to(&mut buf).unwrap();
+        assert!(buf == *bytes, "{name}: append_to differs from the input");
         let mut w = Vec::new();
         ed.write_to(&mut w).unwrap();
         assert!(w == *bytes, "{name}: write_to differs from the input");
@@ -207,9 +209,9 @@ fn round_trip_without_edits_keeps_every_detail() {
 
 #[test]
 fn remove_each_child_kind() {
-    for i in 0..8 {
+    for (i, raw) in RAW.iter().enumerate() {
         let out = edited_wf(DOC, |doc, ed| ed.remove(kid(r(doc), i)).unwrap());
-        assert_eq!(out, sub(DOC, RAW[i], ""), "child {i}");
+        assert_eq!(out, sub(DOC, raw, ""), "child {i}");
     }
 }
 
@@ -299,11 +301,11 @@ fn remove_indentation_takes_the_whole_line() {
 
 #[test]
 fn insert_before_and_after_each_child_kind() {
-    for i in 0..8 {
+    for (i, raw) in RAW.iter().enumerate() {
         let out = edited_wf(DOC, |doc, ed| ed.insert_before(kid(r(doc), i), "<n/>").unwrap());
-        assert_eq!(out, sub(DOC, RAW[i], &format!("<n/>{}", RAW[i])), "before child {i}");
+        assert_eq!(out, sub(DOC, raw, &format!("<n/>{raw}")), "before child {i}");
         let out = edited_wf(DOC, |doc, ed| ed.insert_after(kid(r(doc), i), "<n/>").unwrap());
-        assert_eq!(out, sub(DOC, RAW[i], &format!("{}<n/>", RAW[i])), "after child {i}");
+        assert_eq!(out, sub(DOC, raw, &format!("{raw}<n/>")), "after child {i}");
     }
     // inside a namespaced element, with its prefix, fragments checked
     let doc = Document::parse(DOC.as_bytes()).unwrap();
@@ -593,9 +595,9 @@ fn set_attribute_checks_the_name() {
 
 #[test]
 fn replace_each_kind() {
-    for i in 0..8 {
+    for (i, raw) in RAW.iter().enumerate() {
         let out = edited_wf(DOC, |doc, ed| ed.replace(kid(r(doc), i), "<n>1</n>").unwrap());
-        assert_eq!(out, sub(DOC, RAW[i], "<n>1</n>"), "child {i}");
+        assert_eq!(out, sub(DOC, raw, "<n>1</n>"), "child {i}");
     }
     assert_eq!(edited_wf(DOC, |doc, ed| ed.replace(kid(r(doc), 2), "").unwrap()), sub(DOC, RAW[2], ""));
     assert_eq!(
@@ -844,12 +846,9 @@ fn set_attribute_twice_with_a_new_name() {
     let mut ed = Editor::new(&doc);
     ed.set_attribute(doc.root_element(), "y", "1").unwrap();
     let second = ed.set_attribute(doc.root_element(), "y", "2");
-    match second {
-        Ok(()) => {
-            let out = ed.to_vec().unwrap();
-            assert!(Document::parse(&out).is_ok(), "not well-formed: {}", String::from_utf8_lossy(&out));
-        }
-        Err(_) => {}
+    if let Ok(()) = second {
+        let out = ed.to_vec().unwrap();
+        assert!(Document::parse(&out).is_ok(), "not well-formed: {}", String::from_utf8_lossy(&out));
     }
     // the same with renames: two attributes renamed to one name
     let doc = Document::parse(b"<a x='1' y='2'/>").unwrap();
@@ -901,7 +900,7 @@ fn partial_overlap_is_a_conflict() {
     assert!(matches!(err, EditError::Conflict { .. }), "{err:?}");
     assert!(err.to_string().contains("overlap"), "{err}");
     let mut buf = Vec::new();
-    assert!(matches!(ed.write_into(&mut buf), Err(EditError::Conflict { .. })));
+    assert!(matches!(ed.append_to(&mut buf), Err(EditError::Conflict { .. })));
     assert!(matches!(ed.write_to(Vec::new()), Err(EditError::Conflict { .. })));
     assert!(matches!(ed.into_document(), Err(EditError::Conflict { .. })));
     // the other call order: the same
@@ -973,13 +972,15 @@ fn len_clear_and_buffer_reuse() {
     ed.rename(kid(r(&doc), 1), "ee").unwrap();
     assert!(!ed.is_empty() && ed.len() >= 3);
     let mut buf = Vec::with_capacity(4096);
-    buf.extend_from_slice(b"garbage");
-    ed.write_into(&mut buf).unwrap();
+    buf.extend_from_slice(b"kept:");
+    ed.append_to(&mut buf).unwrap();
     let want = sub(DOC, "t1<e x=\"y\"/>", "<ee x=\"y\">x</ee>");
-    assert_eq!(String::from_utf8(buf.clone()).unwrap(), want);
+    assert_eq!(String::from_utf8(buf.clone()).unwrap(), format!("kept:{want}"), "append_to appends");
     let cap = buf.capacity();
-    ed.write_into(&mut buf).unwrap();
-    assert_eq!(buf.capacity(), cap, "write_into reuses the buffer");
+    buf.clear();
+    ed.append_to(&mut buf).unwrap();
+    assert_eq!(String::from_utf8(buf.clone()).unwrap(), want);
+    assert_eq!(buf.capacity(), cap, "a cleared buffer is reused");
     // clear forgets everything, the pending end tag of `<e/>` included
     ed.clear();
     assert!(ed.is_empty());
@@ -1095,7 +1096,8 @@ fn check_single_edits(name: &str, bytes: &[u8], max_nodes: usize) -> usize {
         ed.clear();
         if !(top && n.is_element()) {
             ed.remove(*n).unwrap();
-            ed.write_into(&mut out).unwrap();
+            out.clear();
+            ed.append_to(&mut out).unwrap();
             let s = if n.is_attribute() { t[..rg.start].iter().rposition(|b| !b" \t\r\n".contains(b)).unwrap() + 1 } else { rg.start };
             assert!(out == splice(s, rg.end, b""), "{name}: remove {n:?}");
         }
@@ -1104,24 +1106,28 @@ fn check_single_edits(name: &str, bytes: &[u8], max_nodes: usize) -> usize {
         match n.kind() {
             NodeKind::Text => {
                 ed.set_value(*n, "<v&>").unwrap();
-                ed.write_into(&mut out).unwrap();
+                out.clear();
+                ed.append_to(&mut out).unwrap();
                 assert!(out == splice(rg.start, rg.end, b"&lt;v&amp;&gt;"), "{name}: set_value {n:?}");
             }
             NodeKind::Attribute => {
                 ed.set_value(*n, "v\"").unwrap();
-                ed.write_into(&mut out).unwrap();
+                out.clear();
+                ed.append_to(&mut out).unwrap();
                 let v = n.value_range().unwrap();
                 let new: &[u8] = if t[v.start - 1] == b'"' { b"v&quot;" } else { b"v\"" };
                 assert!(out == splice(v.start, v.end, new), "{name}: set_value {n:?}");
             }
             NodeKind::Comment => {
                 ed.set_value(*n, " v ").unwrap();
-                ed.write_into(&mut out).unwrap();
+                out.clear();
+                ed.append_to(&mut out).unwrap();
                 assert!(out == splice(rg.start, rg.end, b"<!-- v -->"), "{name}: set_value {n:?}");
             }
             NodeKind::Element => {
                 ed.set_text(*n, "v").unwrap();
-                ed.write_into(&mut out).unwrap();
+                out.clear();
+                ed.append_to(&mut out).unwrap();
                 let want = if n.is_empty_element_tag() {
                     [&t[..rg.end - 2], b">v</", n.name().as_bytes(), b">", &t[rg.end..]].concat()
                 } else {
@@ -1137,13 +1143,15 @@ fn check_single_edits(name: &str, bytes: &[u8], max_nodes: usize) -> usize {
         if !n.is_attribute() {
             ed.insert_bytes_before(*n, b"<!--B-->").unwrap();
             ed.insert_after(*n, "<!--A-->").unwrap();
-            ed.write_into(&mut out).unwrap();
+            out.clear();
+            ed.append_to(&mut out).unwrap();
             assert!(out == [&t[..rg.start], b"<!--B-->", &t[rg.clone()], b"<!--A-->", &t[rg.end..]].concat(), "{name}: insert {n:?}");
         }
         ed.clear();
         if n.is_element() {
             ed.rename(*n, "Zz").unwrap();
-            ed.write_into(&mut out).unwrap();
+            out.clear();
+            ed.append_to(&mut out).unwrap();
             let l = n.name().len();
             let want = if n.is_empty_element_tag() {
                 splice(rg.start + 1, rg.start + 1 + l, b"Zz")
@@ -1336,12 +1344,15 @@ fn well_formed_fragments_are_accepted_when_checking() {
     // without the entity declaration the reference is refused
     let doc = Document::parse(b"<r><t/></r>").unwrap();
     malformed(Editor::new(&doc).check_fragments(true).append_child(doc.root_element(), "&ent;"));
+    // checking is the default, as in the CLI and Python; turning it off lets the fragment through
+    malformed(Editor::new(&doc).append_child(doc.root_element(), "<open>"));
+    assert!(Editor::new(&doc).check_fragments(false).append_child(doc.root_element(), "<open>").is_ok());
 }
 
 #[test]
 fn without_checking_fragments_go_in_as_written() {
     let doc = Document::parse(b"<r><t/></r>").unwrap();
-    let mut ed = Editor::new(&doc);
+    let mut ed = Editor::new(&doc).check_fragments(false);
     ed.append_child(doc.root_element(), "<unclosed>").unwrap();
     ed.insert_after(doc.root_element(), "<second-root/>").unwrap();
     ed.replace(doc.root_element().first_child().unwrap(), "<q:x/>").unwrap();

@@ -713,3 +713,52 @@ fn empty_and_whitespace_inputs_are_errors() {
         Document::parse(doc).expect_err("no root element");
     }
 }
+
+// ---- the UTF-8 / Char check on a second thread (ParseOptions::parallel_check) -------
+
+/// A document above `PARALLEL_CHECK_MIN_BYTES`, with `tail` spliced in near its end
+/// and `head` near its start.
+fn large_doc(head: &[u8], tail: &[u8]) -> Vec<u8> {
+    let mut v = b"<r>".to_vec();
+    v.extend_from_slice(head);
+    while v.len() < vtdx_core::PARALLEL_CHECK_MIN_BYTES + 4096 {
+        v.extend_from_slice(b"<item n='1'>text &amp; more</item>\n");
+    }
+    v.extend_from_slice(tail);
+    v.extend_from_slice(b"</r>");
+    v
+}
+
+#[test]
+fn parallel_check_gives_the_sequential_results() {
+    let on = ParseOptions::new().parallel_check(true);
+    let off = ParseOptions::new();
+    let cases: [(&str, Vec<u8>); 6] = [
+        ("well-formed", large_doc(b"", b"")),
+        // the encoding error comes first even though the parse fails far earlier
+        ("bad UTF-8 late, syntax error early", large_doc(b"<a></b>", b"<x>\xC3\x28</x>")),
+        ("control character late, syntax error early", large_doc(b"<a x='1' x='2'/>", b"<x>\x01</x>")),
+        ("U+FFFE late", large_doc(b"", "<x>\u{FFFE}</x>".as_bytes())),
+        ("syntax error only", large_doc(b"", b"<x></y>")),
+        // bytes the parser never checks (inside names and attribute values) before the check fails
+        ("bad UTF-8 in a name", large_doc(b"<\xFF\xFE/>", b"")),
+    ];
+    for (what, doc) in &cases {
+        let seq = Document::parse_with(doc, &off);
+        let par = Document::parse_with(doc, &on);
+        match (&seq, &par) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a.root_element().descendants().count(), b.root_element().descendants().count(), "{what}");
+                assert_eq!(a.record_counts(), b.record_counts(), "{what}");
+            }
+            (Err(a), Err(b)) => {
+                assert_eq!(a.kind(), b.kind(), "{what}");
+                assert_eq!((a.offset(), a.line(), a.column()), (b.offset(), b.line(), b.column()), "{what}");
+            }
+            _ => panic!("{what}: sequential {:?}, parallel {:?}", seq.as_ref().err(), par.as_ref().err()),
+        }
+    }
+    // the encoding errors are the encoding kinds, not the syntax errors before them
+    assert!(matches!(Document::parse_with(&cases[1].1, &on).unwrap_err().kind(), ErrorKind::InvalidUtf8));
+    assert!(matches!(Document::parse_with(&cases[2].1, &on).unwrap_err().kind(), ErrorKind::InvalidChar { code_point: 1 }));
+}

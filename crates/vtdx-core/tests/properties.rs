@@ -423,8 +423,11 @@ fn without_namespaces(m: &M) -> M {
     }
 }
 
+/// A parser kept between cases, with the last document it produced and that document's tree.
+type Reused = (Parser, Option<(Document<'static>, Vec<M>)>);
+
 thread_local! {
-    static REUSED: std::cell::RefCell<(Parser, Option<(Document<'static>, Vec<M>)>)> =
+    static REUSED: std::cell::RefCell<Reused> =
         std::cell::RefCell::new((Parser::new(), None));
 }
 

@@ -4,10 +4,11 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use vtdx::c14n::{Algorithm, Canonicalizer};
+use vtdx::core::xml::is_textish;
 use vtdx::{Node, NodeKind};
 
 use crate::document::{DocRef, Document};
-use crate::element::{is_textish, Element};
+use crate::element::Element;
 use crate::errors::c14n_error;
 
 /// The document and node a `Document`/`Element` argument stands for (a document
@@ -107,8 +108,7 @@ fn element_bytes(n: &Node<'_>) -> Vec<u8> {
         if p == "xml" || own.contains(&p) {
             continue;
         }
-        let name = if p.is_empty() { "xmlns".to_string() } else { format!("xmlns:{p}") };
-        push_attribute(&mut extra, &name, u);
+        vtdx::core::xml::write_xmlns(&mut extra, p, |b| b.extend_from_slice(vtdx::escape_attr(u, b'"').as_bytes()));
     }
     if !extra.is_empty() {
         inserts.push((1 + n.name().len(), extra));

@@ -21,7 +21,7 @@ pub(crate) struct DocInner {
     pub filename: Option<String>,
     /// `el.tag` strings by symbol, made on first use (a tag is asked for again and
     /// again in loops over elements).
-    tags: Mutex<HashMap<u32, Py<PyString>>>,
+    tags: Mutex<HashMap<vtdx::core::Sym, Py<PyString>>>,
 }
 
 /// The shared handle every `Document`, `Element` and result holds.

@@ -124,7 +124,9 @@ impl Editor {
         let d = &self.doc.doc;
         let strip = self.strip_indent;
         let res = crate::maybe_detach(py, self.doc.is_big(), || {
-            let mut ed = vtdx::Editor::new(d).remove_indentation(strip);
+            // each fragment was checked (or not, with check=False) when its operation
+            // was recorded, on the scratch editor; writing does not check again
+            let mut ed = vtdx::Editor::new(d).check_fragments(false).remove_indentation(strip);
             for op in &ops {
                 apply(&mut ed, d, op)?;
             }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use pyo3::exceptions::{PyIndexError, PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PySlice, PyString, PyTuple};
+use vtdx::core::xml::is_textish;
 use vtdx::{Node, NodeId, NodeKind};
 
 use crate::document::{DocRef, Document};
@@ -16,11 +17,6 @@ use crate::elementpath;
 use crate::names::{attribute_value, clark, split_name, NameTest, TagFilter};
 
 // ---- node helpers ---------------------------------------------------------------
-
-#[inline]
-pub(crate) fn is_textish(n: &Node<'_>) -> bool {
-    matches!(n.kind(), NodeKind::Text | NodeKind::CData)
-}
 
 /// Nodes lxml shows as tree members: elements, comments, processing instructions.
 #[inline]
@@ -383,25 +379,22 @@ impl Element {
     /// ``'{uri}local'`` or ``'local'`` (no namespace).
     #[pyo3(signature = (key, default=None))]
     fn get<'py>(&self, py: Python<'py>, key: &str, default: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
-        match attribute_value(&self.node(), key) {
-            Some(v) => Ok(PyString::new(py, &v).into_any()),
-            None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
-        }
+        self.attrib().get(py, key, default)
     }
 
     /// The attribute names (Clark notation), in document order.
     fn keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, self.node().attributes().map(|a| clark(&a)))
+        self.attrib().keys(py)
     }
 
     /// The attribute values, in document order.
     fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, self.node().attributes().map(|a| a.value()))
+        self.attrib().values(py)
     }
 
     /// The attributes as ``(name, value)`` pairs, in document order.
     fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, self.node().attributes().map(|a| (clark(&a), a.value())))
+        self.attrib().items(py)
     }
 
     /// Number of child nodes (elements, comments, processing instructions).

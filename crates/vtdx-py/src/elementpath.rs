@@ -10,14 +10,14 @@
 //! `[tag='text']`, `[tag!='text']`, `[.='text']`, `[.!='text']`, `[n]`, `[last()]`,
 //! `[last()-n]`.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use vtdx::{Node, NodeId};
 
+use crate::compile_cache::CompileCache;
 use crate::document::DocRef;
 use crate::element::{wrap_list, wrap_node, NodeIterator};
 use crate::errors::path_error;
@@ -293,35 +293,13 @@ fn compile(path: &str, ns: &NsMap) -> Result<Vec<Stage>, String> {
     Ok(stages)
 }
 
-/// Recently compiled paths, by path (plus `\0` and the namespace bindings when
-/// there are any).
-type Cache = Mutex<HashMap<String, Arc<Vec<Stage>>>>;
+/// Recently compiled paths.
+static CACHE: CompileCache<Vec<Stage>> = CompileCache::new(256);
 
-fn cache() -> &'static Cache {
-    static C: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
-    C.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
+/// Compiles `path`, reusing a recent compilation of the same path.
 fn compiled(path: &str, namespaces: Option<&Bound<'_, PyAny>>) -> PyResult<Arc<Vec<Stage>>> {
     let ns = NsMap::from_py(namespaces)?;
-    let nskey = ns.key();
-    let owned;
-    let key: &str = if nskey.is_empty() {
-        path
-    } else {
-        owned = format!("{path}\0{nskey}");
-        &owned
-    };
-    if let Some(c) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(key) {
-        return Ok(c.clone());
-    }
-    let stages = Arc::new(compile(path, &ns).map_err(path_error)?);
-    let mut c = cache().lock().unwrap_or_else(|e| e.into_inner());
-    if c.len() > 256 {
-        c.clear();
-    }
-    c.insert(key.to_string(), stages.clone());
-    Ok(stages)
+    CACHE.get_or_compile(path, &ns.key(), || compile(path, &ns).map_err(path_error))
 }
 
 fn passes(stage: &Stage, n: &Node<'_>) -> bool {

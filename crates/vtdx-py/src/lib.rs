@@ -17,7 +17,9 @@
 #![deny(unsafe_code)]
 
 mod c14n;
+mod compile_cache;
 mod document;
+mod dsig;
 mod editor;
 mod element;
 mod elementpath;
@@ -74,6 +76,7 @@ fn _vtdx(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<xpath::XPath>()?;
     m.add_class::<editor::Editor>()?;
     xpath::register(m)?;
+    dsig::register(m)?;
     m.add_function(wrap_pyfunction!(parse::parse, m)?)?;
     m.add_function(wrap_pyfunction!(parse::fromstring, m)?)?;
     m.add_function(wrap_pyfunction!(parse::xml_, m)?)?;

@@ -228,7 +228,11 @@ impl Load {
     fn parse_with(self, p: &mut Parser) -> std::io::Result<Result<vtdx::Document<'static>, vtdx::Error>> {
         match self {
             Load::Read(v) => Ok(p.parse_owned(v)),
-            Load::Map(path) => match p.parse_file_mmap(&path) {
+            // SAFETY: `parse_file_mmap` needs the file unchanged while the document lives.
+            // `vtdx.parse`'s docstring and `docs/security.md` state this for Python callers,
+            // who pass bytes or an open file object for files other programs may be writing.
+            #[allow(unsafe_code)]
+            Load::Map(path) => match unsafe { p.parse_file_mmap(&path) } {
                 Ok(r) => Ok(r),
                 Err(_) => Ok(p.parse_owned(std::fs::read(&path)?)),
             },
@@ -389,11 +393,24 @@ fn io_error(e: std::io::Error, path: String) -> PyErr {
     pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string(), path))
 }
 
-fn parser_or_options(parser: Option<&Bound<'_, XMLParser>>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Option<ParseOptions>> {
-    match (parser, options) {
-        (Some(_), Some(o)) if !o.is_empty() => Err(PyTypeError::new_err("pass either parser= or parse options, not both")),
-        (Some(_), _) => Ok(None),
-        (None, o) => Ok(Some(options_from_kwargs(o)?)),
+/// Parses what `source` gives with `parser`, or with the parse options given as
+/// keywords (not both; the options are checked before `source` is called).
+fn parse_given(
+    py: Python<'_>,
+    parser: Option<&Bound<'_, XMLParser>>,
+    options: Option<&Bound<'_, PyDict>>,
+    source: impl FnOnce() -> PyResult<(Source, Option<String>)>,
+) -> PyResult<DocRef> {
+    let opts = match (parser, options) {
+        (Some(_), Some(o)) if !o.is_empty() => return Err(PyTypeError::new_err("pass either parser= or parse options, not both")),
+        (Some(_), _) => None,
+        (None, o) => Some(options_from_kwargs(o)?),
+    };
+    let (src, filename) = source()?;
+    match (parser, opts) {
+        (Some(p), _) => p.get().parse_source(py, src, filename),
+        (None, Some(o)) => parse_source(py, src, &o, filename),
+        (None, None) => unreachable!(),
     }
 }
 
@@ -417,13 +434,7 @@ pub(crate) fn parse(
     parser: Option<&Bound<'_, XMLParser>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Document> {
-    let opts = parser_or_options(parser, options)?;
-    let (src, filename) = source_of(py, source, true)?;
-    let inner = match (parser, opts) {
-        (Some(p), _) => p.get().parse_source(py, src, filename)?,
-        (None, Some(o)) => parse_source(py, src, &o, filename)?,
-        (None, None) => unreachable!(),
-    };
+    let inner = parse_given(py, parser, options, || source_of(py, source, true))?;
     Ok(Document { inner })
 }
 
@@ -437,13 +448,7 @@ pub(crate) fn fromstring<'py>(
     parser: Option<&Bound<'py, XMLParser>>,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let opts = parser_or_options(parser, options)?;
-    let (data, _) = read_source(py, text, false)?;
-    let doc = match (parser, opts) {
-        (Some(p), _) => p.get().parse_vec(py, data, None)?,
-        (None, Some(o)) => parse_vec(py, data, &o, None)?,
-        (None, None) => unreachable!(),
-    };
+    let doc = parse_given(py, parser, options, || Ok((Source::Bytes(read_source(py, text, false)?.0), None)))?;
     wrap_node(py, &doc, doc.doc.root_element())
 }
 

@@ -1,8 +1,7 @@
 //! XPath 1.0 from Python: `Element.xpath`, `Document.xpath` and the compiled
 //! `XPath` class, with results typed as lxml types them.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -11,6 +10,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyT
 use vtdx::xpath::{Context, Namespaces, NodeSet, Value, XNode, XNodeKind};
 use vtdx::{Node, NodeId, NodeKind};
 
+use crate::compile_cache::CompileCache;
 use crate::document::{DocRef, Document};
 use crate::element::{wrap_node, Element};
 use crate::errors::xpath_error;
@@ -166,35 +166,13 @@ fn namespaces_from_py(namespaces: Option<&Bound<'_, PyAny>>) -> PyResult<(Namesp
     Ok((ns, key))
 }
 
-/// Recently compiled expressions, by expression (plus `\0` and the namespace
-/// bindings when there are any; a NUL cannot occur in a valid expression).
-type Cache = Mutex<HashMap<String, Arc<vtdx::XPath>>>;
-
-fn cache() -> &'static Cache {
-    static C: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
-    C.get_or_init(|| Mutex::new(HashMap::new()))
-}
+/// Recently compiled expressions.
+static CACHE: CompileCache<vtdx::XPath> = CompileCache::new(512);
 
 /// Compiles `expr`, reusing a recent compilation of the same expression.
 fn compile_cached(py: Python<'_>, expr: &str, namespaces: Option<&Bound<'_, PyAny>>) -> PyResult<Arc<vtdx::XPath>> {
     let (ns, nskey) = namespaces_from_py(namespaces)?;
-    let owned;
-    let key: &str = if nskey.is_empty() {
-        expr
-    } else {
-        owned = format!("{expr}\0{nskey}");
-        &owned
-    };
-    if let Some(x) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(key) {
-        return Ok(x.clone());
-    }
-    let x = Arc::new(vtdx::XPath::compile(expr, &ns).map_err(|e| xpath_error(py, &e))?);
-    let mut c = cache().lock().unwrap_or_else(|e| e.into_inner());
-    if c.len() >= 512 {
-        c.clear();
-    }
-    c.insert(key.to_string(), x.clone());
-    Ok(x)
+    CACHE.get_or_compile(expr, &nskey, || vtdx::XPath::compile(expr, &ns).map_err(|e| xpath_error(py, &e)))
 }
 
 // ---- variables ------------------------------------------------------------------

@@ -46,6 +46,7 @@
 //! `boolean(//a)`, `count(/a/b)`, `//x[1]`, and comparisons such as
 //! `item[price < 100]`, which parse numbers from borrowed string values.
 
+#![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod ast;
@@ -101,6 +102,23 @@ impl Namespaces {
     pub fn with(mut self, prefix: &str, uri: &str) -> Namespaces {
         self.insert(prefix, uri);
         self
+    }
+
+    /// The prefixes declared anywhere in `doc` (`xmlns:p="..."`, defaulted
+    /// declarations included), each bound to the URI of its first declaration in
+    /// document order: what a command-line tool offers for expressions over one
+    /// document. The default namespace (`xmlns="..."`) binds no prefix.
+    pub fn declared_in(doc: &vtdx_core::Document<'_>) -> Namespaces {
+        let mut ns = Namespaces::new();
+        for e in doc.root().descendant_elements() {
+            for d in e.namespace_declarations() {
+                let p = d.local_name();
+                if d.name() != "xmlns" && ns.map.iter().all(|(q, _)| q != p) {
+                    ns.map.push((p.to_string(), d.value().into_owned()));
+                }
+            }
+        }
+        ns
     }
 
     /// The URI bound to `prefix`.

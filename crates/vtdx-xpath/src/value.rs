@@ -65,10 +65,7 @@ pub struct XNode<'d> {
     pub(crate) ns: u32,
 }
 
-#[inline]
-pub(crate) fn is_textish(n: &Node<'_>) -> bool {
-    matches!(n.kind(), NodeKind::Text | NodeKind::CData)
-}
+pub(crate) use vtdx_core::xml::is_textish;
 
 /// Is a core text or CDATA node empty (an empty CDATA section, or text made
 /// only of references to entities that expand to nothing)?

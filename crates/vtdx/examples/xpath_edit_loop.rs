@@ -41,7 +41,8 @@ fn main() {
             }
             removed += 1;
         }
-        ed.write_into(&mut out).unwrap();
+        out.clear();
+        ed.append_to(&mut out).unwrap();
         let t3 = Instant::now();
         drop(ed);
         drop(nodes);

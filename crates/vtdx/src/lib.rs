@@ -4,8 +4,11 @@
 //! The input stays as bytes; a compact token index describes it, so parsing
 //! is fast and memory stays close to the document's own size.
 //!
-//! This facade is what most users depend on. It re-exports the core parser
-//! and navigation API of [`vtdx_core`].
+//! This facade is what most users depend on. It re-exports the parser,
+//! navigation and editing API of [`vtdx_core`] at its root, XPath 1.0 as
+//! [`xpath`] ([`XPath`] at the root), Canonical XML as [`c14n`], and, with the
+//! feature `dsig`, XML Signature verification as `dsig`. The expert-level API
+//! (the token tape, the name tables) is under [`core`].
 //!
 //! ```
 //! let doc = vtdx::Document::parse(b"<order><item qty='2'>Can</item></order>")?;
@@ -15,6 +18,7 @@
 //! # Ok::<(), vtdx::Error>(())
 //! ```
 
+#![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub use vtdx_core::{
@@ -32,7 +36,28 @@ pub use vtdx_xpath::{Value, XPath, XPathError};
 /// Canonical XML 1.0/1.1 and Exclusive XML Canonicalization straight from the index: [`c14n::Canonicalizer`].
 pub use vtdx_c14n as c14n;
 
-/// The README's examples, run as doctests.
-#[doc = include_str!("../../../README.md")]
+/// XML Signature verification with the caller's keys and the verified view (feature `dsig`).
+#[cfg(feature = "dsig")]
+pub use vtdx_dsig as dsig;
+
+/// The README's and `docs/*.md`'s Rust examples, run as doctests (non-Rust blocks are
+/// marked `text`, `sh`, `xml`...; rustdoc runs every other fenced block).
 #[cfg(doctest)]
-pub struct ReadmeDoctests;
+mod docs {
+    #[doc = include_str!("../../../README.md")]
+    pub struct Readme;
+    #[doc = include_str!("../../../docs/c14n.md")]
+    pub struct C14n;
+    #[doc = include_str!("../../../docs/editing.md")]
+    pub struct Editing;
+    #[doc = include_str!("../../../docs/index-format.md")]
+    pub struct IndexFormat;
+    #[doc = include_str!("../../../docs/parsing.md")]
+    pub struct Parsing;
+    #[doc = include_str!("../../../docs/xpath.md")]
+    pub struct XPath;
+    #[doc = include_str!("../../../docs/conformance.md")]
+    pub struct Conformance;
+    #[doc = include_str!("../../../docs/security.md")]
+    pub struct Security;
+}

@@ -64,7 +64,7 @@ impl Gen {
     }
 
     fn ws(&mut self) -> &'static str {
-        *self.rng.pick(&[" ", " ", " ", "  ", "\n ", "\t", "\r\n  "])
+        self.rng.pick::<&str>(&[" ", " ", " ", "  ", "\n ", "\t", "\r\n  "])
     }
 
     fn misc(&mut self) {
@@ -287,7 +287,7 @@ impl Gen {
             self.depth += 1;
             for _ in 0..children {
                 match self.rng.below(6) {
-                    0 | 1 | 2 => self.element(),
+                    0..=2 => self.element(),
                     3 => self.text(),
                     4 => self.misc(),
                     _ => self.out.push_str("\n  "),

@@ -31,31 +31,81 @@ pub enum NodeKind {
     ProcessingInstruction,
 }
 
-/// A node's identity within its document: stable, `Copy` and hashable. (For
-/// document order, compare [`Node::order_key`].)
+/// A node's identity within its document: `Copy`, `Eq` and `Hash`, two words.
+/// [`Node::id`] gives it and [`Document::node`] turns it back into the node.
+///
+/// What callers may rely on:
+///
+/// - **Stable within one document.** A document never changes once parsed
+///   (edits write new bytes), so an id names the same node for the whole life
+///   of its [`Document`], and two nodes of one document are equal exactly when
+///   their ids are.
+/// - **Meaningless across documents.** The same id in another document (even
+///   one with the same bytes, or parsed by the same reused parser) names an
+///   unrelated node or none: [`Document::node`] returns `None` for an id
+///   outside the document's index, otherwise some node of it; it never
+///   panics there, and using the node gives meaningless results or panics, never
+///   undefined behaviour.
+/// - **Not an order.** Ids do not compare in document order; use
+///   [`Node::order_key`] or [`Node::document_order`].
+/// - **Representation.** The fields are those of [`Node`] (see the table in its
+///   documentation) and are private: they may change between versions, so an id
+///   is no format to store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct NodeId(pub(crate) u32, pub(crate) u32);
+pub struct NodeId {
+    /// [`Node`]'s `anchor`.
+    pub(crate) anchor: u32,
+    /// [`Node`]'s `owner_or_mark`.
+    pub(crate) owner_or_mark: u32,
+}
 
-/// A handle to a node: a document reference and two words. `Copy`.
+/// A handle to one node of a [`Document`]: a document reference and two
+/// words, `Copy`. Two handles are equal when they name the same node of the
+/// same document.
+///
+/// The two words say which node it is, with the [tape](Document::tape)'s word
+/// indices (`docs/index-format.md`):
+///
+/// | node | `anchor` | `owner_or_mark` |
+/// |---|---|---|
+/// | the document (root) | `NONE` | `ROOT_MARK` |
+/// | element, comment, PI, CDATA section | its record | `REC_MARK` |
+/// | attribute or namespace declaration (written or defaulted) | its record | its element's record |
+/// | text that starts an element's content | the element's record | `TEXT_START_MARK` |
+/// | text after an element, comment, PI or CDATA section | that node's record | `TEXT_AFTER_MARK` |
+///
+/// Text has no record of its own: a text node is the gap that starts at the end
+/// of its anchor's start tag (`TEXT_START_MARK`) or at the end of its anchor
+/// (`TEXT_AFTER_MARK`) and runs to the next record's start or the end of the
+/// parent's content. The marks are the top four `u32` values, which no record
+/// index reaches (`tape::MAX_TAPE_WORDS`), so an owner is never taken for one.
 #[derive(Clone, Copy)]
 pub struct Node<'d> {
     pub(crate) doc: &'d Document<'d>,
-    /// Record word index (element, attribute, leaf), or the anchor of a text node.
-    pub(crate) a: u32,
-    /// REC_MARK, ROOT_MARK, TEXT_*_MARK, or for attributes the owner element's index.
-    pub(crate) b: u32,
+    /// Word index of a record: the node's own, or the one a text node is
+    /// anchored at; `NONE` for the root.
+    pub(crate) anchor: u32,
+    /// `REC_MARK`, `ROOT_MARK`, `TEXT_START_MARK` or `TEXT_AFTER_MARK`, or for
+    /// an attribute (or namespace declaration) its element's record.
+    pub(crate) owner_or_mark: u32,
 }
+
+// Handles stay a pointer and two words; ids, two words.
+const _: () = assert!(std::mem::size_of::<NodeId>() == 8 && std::mem::size_of::<Node<'_>>() <= 16);
+// No record index reaches a mark (see the table above).
+const _: () = assert!(crate::tape::MAX_TAPE_WORDS < TEXT_AFTER_MARK as usize && TEXT_AFTER_MARK < TEXT_START_MARK);
+const _: () = assert!(TEXT_START_MARK < ROOT_MARK && ROOT_MARK < REC_MARK && REC_MARK == u32::MAX);
 
 impl PartialEq for Node<'_> {
     fn eq(&self, o: &Self) -> bool {
-        std::ptr::eq(self.doc, o.doc) && self.a == o.a && self.b == o.b
+        std::ptr::eq(self.doc, o.doc) && self.anchor == o.anchor && self.owner_or_mark == o.owner_or_mark
     }
 }
 impl Eq for Node<'_> {}
 impl std::hash::Hash for Node<'_> {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.a.hash(h);
-        self.b.hash(h);
+        self.anchor.hash(h);
+        self.owner_or_mark.hash(h);
     }
 }
 
@@ -71,7 +121,7 @@ impl fmt::Debug for Node<'_> {
 impl<'d> Node<'d> {
     #[inline]
     pub(super) fn rec(doc: &'d Document<'d>, i: u32) -> Node<'d> {
-        Node { doc, a: i, b: REC_MARK }
+        Node { doc, anchor: i, owner_or_mark: REC_MARK }
     }
 
     /// The document this node belongs to.
@@ -81,7 +131,7 @@ impl<'d> Node<'d> {
 
     /// This node's id.
     pub fn id(&self) -> NodeId {
-        NodeId(self.a, self.b)
+        NodeId { anchor: self.anchor, owner_or_mark: self.owner_or_mark }
     }
 
     /// The word index of the node's own record in [`Document::tape`]: for
@@ -89,19 +139,19 @@ impl<'d> Node<'d> {
     /// instructions and CDATA sections; `None` for the root and text nodes. O(1).
     #[inline]
     pub fn record(&self) -> Option<u32> {
-        match self.b {
+        match self.owner_or_mark {
             ROOT_MARK | TEXT_START_MARK | TEXT_AFTER_MARK => None,
-            _ => Some(self.a),
+            _ => Some(self.anchor),
         }
     }
 
     /// The node's kind.
     #[inline]
     pub fn kind(&self) -> NodeKind {
-        match self.b {
+        match self.owner_or_mark {
             ROOT_MARK => NodeKind::Root,
             TEXT_START_MARK | TEXT_AFTER_MARK => NodeKind::Text,
-            REC_MARK => match self.doc.kind_at(self.a) {
+            REC_MARK => match self.doc.kind_at(self.anchor) {
                 K_ELEM => NodeKind::Element,
                 K_COMMENT => NodeKind::Comment,
                 K_PI => NodeKind::ProcessingInstruction,
@@ -115,16 +165,16 @@ impl<'d> Node<'d> {
     /// Is this an element?
     #[inline]
     pub fn is_element(&self) -> bool {
-        self.b == REC_MARK && self.doc.kind_at(self.a) == K_ELEM
+        self.owner_or_mark == REC_MARK && self.doc.kind_at(self.anchor) == K_ELEM
     }
     /// Is this a text node (not CDATA)?
     #[inline]
     pub fn is_text(&self) -> bool {
-        matches!(self.b, TEXT_START_MARK | TEXT_AFTER_MARK)
+        matches!(self.owner_or_mark, TEXT_START_MARK | TEXT_AFTER_MARK)
     }
     /// Is this the document node?
     pub fn is_root(&self) -> bool {
-        self.b == ROOT_MARK
+        self.owner_or_mark == ROOT_MARK
     }
     /// Is this an attribute (or namespace declaration)?
     pub fn is_attribute(&self) -> bool {
@@ -132,7 +182,7 @@ impl<'d> Node<'d> {
     }
     /// True for `xmlns` and `xmlns:p` attributes.
     pub fn is_namespace_declaration(&self) -> bool {
-        self.is_attribute() && matches!(self.doc.kind_at(self.a), K_NSDECL | K_NSDECL_DEFAULT)
+        self.is_attribute() && matches!(self.doc.kind_at(self.anchor), K_NSDECL | K_NSDECL_DEFAULT)
     }
 
     /// For an attribute (or namespace declaration): `true` when it is written in
@@ -143,7 +193,7 @@ impl<'d> Node<'d> {
     /// where it would be written; [`Node::value_range`] is `None`; [`Node::value`]
     /// is the declaration's default normalized for its type. `true` for other nodes.
     pub fn is_specified(&self) -> bool {
-        !(self.is_attribute() && self.doc.is_default_at(self.a))
+        !(self.is_attribute() && self.doc.is_default_at(self.anchor))
     }
 
     /// For an attribute: whether it is an ID — declared with type `ID` in the
@@ -156,7 +206,7 @@ impl<'d> Node<'d> {
             return true;
         }
         let Some(dtd) = self.doc.dtd() else { return false };
-        let owner = self.doc.names.qname(self.doc.sym_at(self.b));
+        let owner = self.doc.names.qname(self.doc.sym_at(self.owner_or_mark));
         dtd.attribute(owner, self.name()).is_some_and(|a| a.ty == crate::dtd::AttType::Id)
     }
 
@@ -164,7 +214,7 @@ impl<'d> Node<'d> {
     #[inline]
     pub fn sym(&self) -> Option<Sym> {
         match self.kind() {
-            NodeKind::Element | NodeKind::Attribute => Some(self.doc.sym_at(self.a)),
+            NodeKind::Element | NodeKind::Attribute => Some(self.doc.sym_at(self.anchor)),
             _ => None,
         }
     }
@@ -173,7 +223,7 @@ impl<'d> Node<'d> {
     /// of a processing instruction; "" for other nodes.
     pub fn name(&self) -> &'d str {
         match self.kind() {
-            NodeKind::Element | NodeKind::Attribute => self.doc.names.qname(self.doc.sym_at(self.a)),
+            NodeKind::Element | NodeKind::Attribute => self.doc.names.qname(self.doc.sym_at(self.anchor)),
             NodeKind::ProcessingInstruction => self.pi_parts().0,
             _ => "",
         }
@@ -208,15 +258,15 @@ impl<'d> Node<'d> {
     /// attribute from its name to its closing quote, a text node's characters.
     pub fn range(&self) -> Range<usize> {
         let d = self.doc;
-        match self.b {
+        match self.owner_or_mark {
             ROOT_MARK => 0..d.text().len(),
             TEXT_START_MARK | TEXT_AFTER_MARK => self.text_range(),
-            REC_MARK => d.start_at(self.a)..d.end_at(self.a),
-            owner if d.is_default_at(self.a) => {
+            REC_MARK => d.start_at(self.anchor)..d.end_at(self.anchor),
+            owner if d.is_default_at(self.anchor) => {
                 let at = d.default_anchor(owner);
                 at..at
             }
-            _ => d.start_at(self.a)..d.end_at(self.a),
+            _ => d.start_at(self.anchor)..d.end_at(self.anchor),
         }
     }
 
@@ -232,18 +282,18 @@ impl<'d> Node<'d> {
 
     fn text_range(&self) -> Range<usize> {
         let d = self.doc;
-        if self.b == TEXT_START_MARK {
-            let s = d.start_tag_end(self.a);
-            let e = match d.first_child_record(self.a) {
+        if self.owner_or_mark == TEXT_START_MARK {
+            let s = d.start_tag_end(self.anchor);
+            let e = match d.first_child_record(self.anchor) {
                 Some(c) => d.start_at(c),
-                None => d.content_end(self.a),
+                None => d.content_end(self.anchor),
             };
             s..e
         } else {
-            let s = d.end_at(self.a);
-            let e = match d.next_sibling_record(self.a) {
+            let s = d.end_at(self.anchor);
+            let e = match d.next_sibling_record(self.anchor) {
                 Some(n) => d.start_at(n),
-                None => d.content_end(d.parent_at(self.a)),
+                None => d.content_end(d.parent_at(self.anchor)),
             };
             s..e
         }
@@ -252,12 +302,12 @@ impl<'d> Node<'d> {
     /// The parent: an element or the root. `None` for the root.
     pub fn parent(&self) -> Option<Node<'d>> {
         let d = self.doc;
-        let p = match self.b {
+        let p = match self.owner_or_mark {
             ROOT_MARK => return None,
-            TEXT_START_MARK => self.a,
-            TEXT_AFTER_MARK => d.parent_at(self.a),
-            REC_MARK => match d.kind_at(self.a) {
-                K_ELEM | K_COMMENT | K_PI | K_CDATA => d.parent_at(self.a),
+            TEXT_START_MARK => self.anchor,
+            TEXT_AFTER_MARK => d.parent_at(self.anchor),
+            REC_MARK => match d.kind_at(self.anchor) {
+                K_ELEM | K_COMMENT | K_PI | K_CDATA => d.parent_at(self.anchor),
                 _ => unreachable_attr(),
             },
             owner => owner,
@@ -273,7 +323,7 @@ impl<'d> Node<'d> {
     /// First child (any kind; text included). Attributes are not children.
     pub fn first_child(&self) -> Option<Node<'d>> {
         let d = self.doc;
-        match self.b {
+        match self.owner_or_mark {
             ROOT_MARK => {
                 // first top-level record
                 if d.tape.is_empty() {
@@ -282,17 +332,17 @@ impl<'d> Node<'d> {
                     Some(Node::rec(d, 0))
                 }
             }
-            REC_MARK if d.kind_at(self.a) == K_ELEM => {
+            REC_MARK if d.kind_at(self.anchor) == K_ELEM => {
                 // text before the first child record (or the end tag)? Without child
                 // records the content is text or nothing: look at one byte.
-                let first = d.first_child_record(self.a);
-                let ste = d.start_tag_end(self.a);
+                let first = d.first_child_record(self.anchor);
+                let ste = d.start_tag_end(self.anchor);
                 let text = match first {
                     Some(c) => ste < d.start_at(c),
-                    None => ste < d.end_at(self.a) && d.text().get(ste) != Some(&b'<'),
+                    None => ste < d.end_at(self.anchor) && d.text().get(ste) != Some(&b'<'),
                 };
                 if text {
-                    return Some(Node { doc: d, a: self.a, b: TEXT_START_MARK });
+                    return Some(Node { doc: d, anchor: self.anchor, owner_or_mark: TEXT_START_MARK });
                 }
                 first.map(|c| Node::rec(d, c))
             }
@@ -303,18 +353,18 @@ impl<'d> Node<'d> {
     /// Next sibling (any kind).
     pub fn next_sibling(&self) -> Option<Node<'d>> {
         let d = self.doc;
-        match self.b {
+        match self.owner_or_mark {
             ROOT_MARK => None,
-            TEXT_START_MARK => d.first_child_record(self.a).map(|c| Node::rec(d, c)),
-            TEXT_AFTER_MARK => d.next_sibling_record(self.a).map(|c| Node::rec(d, c)),
-            REC_MARK if !is_attr_kind(d.kind_at(self.a)) => {
-                if d.parent_at(self.a) != NONE {
-                    let t = Node { doc: d, a: self.a, b: TEXT_AFTER_MARK };
+            TEXT_START_MARK => d.first_child_record(self.anchor).map(|c| Node::rec(d, c)),
+            TEXT_AFTER_MARK => d.next_sibling_record(self.anchor).map(|c| Node::rec(d, c)),
+            REC_MARK if !is_attr_kind(d.kind_at(self.anchor)) => {
+                if d.parent_at(self.anchor) != NONE {
+                    let t = Node { doc: d, anchor: self.anchor, owner_or_mark: TEXT_AFTER_MARK };
                     if !t.text_range().is_empty() {
                         return Some(t);
                     }
                 }
-                d.next_sibling_record(self.a).map(|c| Node::rec(d, c))
+                d.next_sibling_record(self.anchor).map(|c| Node::rec(d, c))
             }
             _ => None,
         }
@@ -323,7 +373,7 @@ impl<'d> Node<'d> {
     /// Previous sibling (any kind). O(number of preceding siblings).
     pub fn prev_sibling(&self) -> Option<Node<'d>> {
         // the text before an element's first child record is its first child
-        if self.is_attribute() || self.b == TEXT_START_MARK {
+        if self.is_attribute() || self.owner_or_mark == TEXT_START_MARK {
             return None;
         }
         let parent = self.parent()?;
@@ -350,9 +400,9 @@ impl<'d> Node<'d> {
     /// The element children.
     pub fn element_children(&self) -> impl Iterator<Item = Node<'d>> + 'd {
         let d = self.doc;
-        let mut next = match self.b {
+        let mut next = match self.owner_or_mark {
             ROOT_MARK => Some(d.root),
-            REC_MARK if d.kind_at(self.a) == K_ELEM => d.first_child_record(self.a),
+            REC_MARK if d.kind_at(self.anchor) == K_ELEM => d.first_child_record(self.anchor),
             _ => None,
         };
         std::iter::from_fn(move || loop {
@@ -372,10 +422,10 @@ impl<'d> Node<'d> {
     /// Next sibling that is an element.
     pub fn next_element_sibling(&self) -> Option<Node<'d>> {
         let d = self.doc;
-        let mut r = match self.b {
-            REC_MARK if !is_attr_kind(d.kind_at(self.a)) => d.next_sibling_record(self.a),
-            TEXT_START_MARK => d.first_child_record(self.a),
-            TEXT_AFTER_MARK => d.next_sibling_record(self.a),
+        let mut r = match self.owner_or_mark {
+            REC_MARK if !is_attr_kind(d.kind_at(self.anchor)) => d.next_sibling_record(self.anchor),
+            TEXT_START_MARK => d.first_child_record(self.anchor),
+            TEXT_AFTER_MARK => d.next_sibling_record(self.anchor),
             _ => None,
         };
         while let Some(c) = r {
@@ -409,9 +459,9 @@ impl<'d> Node<'d> {
     /// touching no text. For the root node: every element.
     pub fn descendant_elements(&self) -> DescendantElements<'d> {
         let d = self.doc;
-        let (from, to) = match self.b {
+        let (from, to) = match self.owner_or_mark {
             ROOT_MARK => (0, d.tape.len() as u32),
-            REC_MARK if d.kind_at(self.a) == K_ELEM => (self.a + ELEM_WORDS, d.tape[self.a as usize + 2]),
+            REC_MARK if d.kind_at(self.anchor) == K_ELEM => (self.anchor + ELEM_WORDS, d.tape[self.anchor as usize + 2]),
             _ => (0, 0),
         };
         DescendantElements { doc: d, i: from, end: to }
@@ -427,6 +477,13 @@ impl<'d> Node<'d> {
         })
     }
 
+    /// Is this node `apex` or inside its subtree? An attribute or namespace
+    /// declaration is inside its element's subtree; every node of a document is
+    /// within its root. Both nodes must come from the same document.
+    pub fn is_within(&self, apex: Node<'d>) -> bool {
+        apex.kind() == NodeKind::Root || *self == apex || self.ancestors().any(|a| a == apex)
+    }
+
     /// Depth: 0 for the root, 1 for the root element.
     pub fn depth(&self) -> usize {
         self.ancestors().count()
@@ -434,22 +491,22 @@ impl<'d> Node<'d> {
 
     /// The attributes (namespace declarations excluded), in document order.
     pub fn attributes(&self) -> impl Iterator<Item = Node<'d>> + 'd {
-        self.all_attributes().filter(|a| matches!(self.doc.kind_at(a.a), K_ATTR | K_ATTR_DEFAULT))
+        self.all_attributes().filter(|a| matches!(self.doc.kind_at(a.anchor), K_ATTR | K_ATTR_DEFAULT))
     }
 
     /// Namespace declarations on this element (`xmlns`, `xmlns:p`), in document order.
     pub fn namespace_declarations(&self) -> impl Iterator<Item = Node<'d>> + 'd {
-        self.all_attributes().filter(|a| matches!(self.doc.kind_at(a.a), K_NSDECL | K_NSDECL_DEFAULT))
+        self.all_attributes().filter(|a| matches!(self.doc.kind_at(a.anchor), K_NSDECL | K_NSDECL_DEFAULT))
     }
 
     /// Attributes and namespace declarations in document order.
     pub fn all_attributes(&self) -> impl Iterator<Item = Node<'d>> + 'd {
         let d = self.doc;
-        let (mut j, end) = if self.is_element() { (self.a + ELEM_WORDS, d.tape[self.a as usize + 2]) } else { (0, 0) };
-        let owner = self.a;
+        let (mut j, end) = if self.is_element() { (self.anchor + ELEM_WORDS, d.tape[self.anchor as usize + 2]) } else { (0, 0) };
+        let owner = self.anchor;
         std::iter::from_fn(move || {
             if j < end && is_attr_kind(d.kind_at(j)) {
-                let n = Node { doc: d, a: j, b: owner };
+                let n = Node { doc: d, anchor: j, owner_or_mark: owner };
                 j += ATTR_WORDS;
                 Some(n)
             } else {
@@ -604,11 +661,11 @@ impl<'d> Node<'d> {
             }
             NodeKind::ProcessingInstruction => Cow::Borrowed(self.pi_parts().1).map_newlines(),
             NodeKind::Attribute => {
-                if d.is_default_at(self.a) {
-                    return Cow::Borrowed(d.default_decl(self.a).and_then(|a| a.value.as_deref()).unwrap_or(""));
+                if d.is_default_at(self.anchor) {
+                    return Cow::Borrowed(d.default_decl(self.anchor).and_then(|a| a.value.as_deref()).unwrap_or(""));
                 }
-                let r = d.attr_value_range(self.a);
-                text::attribute_value(d, self.b, self.a, r)
+                let r = d.attr_value_range(self.anchor);
+                text::attribute_value(d, self.owner_or_mark, self.anchor, r)
             }
             NodeKind::Element | NodeKind::Root => {
                 let mut out: Option<Cow<'d, str>> = None;
@@ -630,7 +687,7 @@ impl<'d> Node<'d> {
     fn pi_parts(&self) -> (&'d str, &'d str) {
         let d = self.doc;
         let t = d.text();
-        let r = d.start_at(self.a)..d.end_at(self.a);
+        let r = d.start_at(self.anchor)..d.end_at(self.anchor);
         let ne = crate::chars::scan_name(t, r.start + 2).unwrap_or(r.start + 2);
         let target = std::str::from_utf8(&t[r.start + 2..ne]).unwrap_or("");
         let ds = skip_ws(t, ne).min(r.end - 2);
@@ -662,42 +719,42 @@ impl<'d> Node<'d> {
         // tag is no node): words of the tape, no look at the bytes, which for the
         // text of a large document are seldom in cache.
         let d = self.doc;
-        match self.b {
+        match self.owner_or_mark {
             ROOT_MARK => 0,
             TEXT_START_MARK => {
-                let end = match d.first_child_record(self.a) {
+                let end = match d.first_child_record(self.anchor) {
                     Some(c) => d.start_at(c),
-                    None => d.end_at(self.a),
+                    None => d.end_at(self.anchor),
                 };
                 ((end as u64 + 1) << 24) - 1
             }
             TEXT_AFTER_MARK => {
-                let end = match d.next_sibling_record(self.a) {
+                let end = match d.next_sibling_record(self.anchor) {
                     Some(n) => d.start_at(n),
-                    None => d.end_at(d.parent_at(self.a)),
+                    None => d.end_at(d.parent_at(self.anchor)),
                 };
                 ((end as u64 + 1) << 24) - 1
             }
-            REC_MARK => (self.doc.start_at(self.a) as u64 + 1) << 24,
-            owner if self.doc.is_default_at(self.a) => {
-                let nth = ((self.a - owner - ELEM_WORDS) / ATTR_WORDS) as u64;
+            REC_MARK => (self.doc.start_at(self.anchor) as u64 + 1) << 24,
+            owner if self.doc.is_default_at(self.anchor) => {
+                let nth = ((self.anchor - owner - ELEM_WORDS) / ATTR_WORDS) as u64;
                 ((self.doc.default_anchor(owner) as u64 + 1) << 24) | (nth + 1).min((1 << 24) - 1)
             }
-            _ => (self.doc.start_at(self.a) as u64 + 1) << 24,
+            _ => (self.doc.start_at(self.anchor) as u64 + 1) << 24,
         }
     }
 
     /// For an element: is it written as an empty-element tag (`<a/>`)?
     pub fn is_empty_element_tag(&self) -> bool {
         self.is_element() && {
-            let e = self.doc.end_at(self.a);
+            let e = self.doc.end_at(self.anchor);
             e >= 2 && self.doc.text()[e - 2] == b'/'
         }
     }
 
     /// For an element: byte range of its start tag.
     pub fn start_tag_range(&self) -> Option<Range<usize>> {
-        self.is_element().then(|| self.doc.start_at(self.a)..self.doc.start_tag_end(self.a))
+        self.is_element().then(|| self.doc.start_at(self.anchor)..self.doc.start_tag_end(self.anchor))
     }
 
     /// For an element whose content is character data only, with no reference and
@@ -705,12 +762,12 @@ impl<'d> Node<'d> {
     /// those bytes. `None` for other nodes and for content with child elements,
     /// comments, PIs, CDATA, references or CRs. One short scan, no allocation.
     pub fn plain_content(&self) -> Option<&'d [u8]> {
-        if !self.is_element() || self.doc.after_attrs(self.a) < self.doc.next_at(self.a) {
+        if !self.is_element() || self.doc.after_attrs(self.anchor) < self.doc.next_at(self.anchor) {
             return None;
         }
         let t = self.doc.text();
-        let cs = self.doc.start_tag_end(self.a);
-        if cs >= self.doc.end_at(self.a) {
+        let cs = self.doc.start_tag_end(self.anchor);
+        if cs >= self.doc.end_at(self.anchor) {
             return Some(&[]); // an empty-element tag
         }
         let p = crate::chars::find3(t, cs, b'<', b'&', b'\r')?;
@@ -719,14 +776,14 @@ impl<'d> Node<'d> {
 
     /// For an element: byte range of its content (between start and end tag).
     pub fn content_range(&self) -> Option<Range<usize>> {
-        self.is_element().then(|| self.doc.start_tag_end(self.a)..self.doc.content_end(self.a))
+        self.is_element().then(|| self.doc.start_tag_end(self.anchor)..self.doc.content_end(self.anchor))
     }
 
     /// For an attribute written in the start tag: byte range of the raw value
     /// (between the quotes). `None` for other nodes and for defaulted attributes
     /// ([`Node::is_specified`]).
     pub fn value_range(&self) -> Option<Range<usize>> {
-        (self.is_attribute() && !self.doc.is_default_at(self.a)).then(|| self.doc.attr_value_range(self.a))
+        (self.is_attribute() && !self.doc.is_default_at(self.anchor)).then(|| self.doc.attr_value_range(self.anchor))
     }
 }
 

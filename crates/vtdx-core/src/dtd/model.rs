@@ -119,15 +119,29 @@ pub struct AttDecl {
 /// Attribute types (§3.3.1).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AttType {
+    /// `CDATA`: any string. Its normalized value (§3.3.3) keeps every space.
     Cdata,
+    /// `ID`: a name identifying the element. The normalized value of this and
+    /// every type below has leading and trailing spaces dropped and runs of
+    /// spaces collapsed to one (§3.3.3).
     Id,
+    /// `IDREF`: a name referring to an `ID`.
     IdRef,
+    /// `IDREFS`: space-separated names referring to `ID`s.
     IdRefs,
+    /// `ENTITY`: the name of an unparsed entity.
     Entity,
+    /// `ENTITIES`: space-separated names of unparsed entities.
     Entities,
+    /// `NMTOKEN`: one name token.
     NmToken,
+    /// `NMTOKENS`: space-separated name tokens.
     NmTokens,
+    /// `NOTATION (a | b)`: one of the listed notation names, in declaration
+    /// order as written.
     Notation(Vec<String>),
+    /// `(a | b)`: one of the listed name tokens, in declaration order as
+    /// written.
     Enumeration(Vec<String>),
 }
 
@@ -135,17 +149,25 @@ pub enum AttType {
 /// the quotes, not normalized; normalize it with [`normalize_attribute_value`](super::normalize_attribute_value).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AttDefault {
+    /// `#REQUIRED`: the attribute must be given; there is no default.
     Required,
+    /// `#IMPLIED`: no default; an element without the attribute has none.
     Implied,
+    /// `#FIXED "v"`: the attribute always has this value, given or not.
     Fixed(String),
+    /// `"v"`: the value when the attribute is not given.
     Default(String),
 }
 
 /// A notation declaration (§4.7).
 #[derive(Debug, Clone)]
 pub struct NotationDecl {
+    /// The notation name.
     pub name: String,
+    /// The public identifier, if any, with white space normalized (§4.2.2).
     pub public_id: Option<String>,
+    /// The system identifier, if any: a notation declared `PUBLIC` may omit it
+    /// (production \[83\] `PublicID`). Never fetched.
     pub system_id: Option<String>,
 }
 

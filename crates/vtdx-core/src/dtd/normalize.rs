@@ -74,12 +74,7 @@ impl ExpansionBudget {
 // ---------------------------------------------------------------------------
 // Shared lexical helpers
 
-/// The predefined entities (XML 1.0 §4.6) and their characters.
-pub(crate) const PREDEFINED: [(&str, char); 5] = [("amp", '&'), ("lt", '<'), ("gt", '>'), ("apos", '\''), ("quot", '"')];
-
-fn predefined(name: &str) -> Option<char> {
-    PREDEFINED.iter().find(|(n, _)| *n == name).map(|&(_, c)| c)
-}
+pub(crate) use crate::xml::{predefined_entity as predefined, PREDEFINED_ENTITIES as PREDEFINED};
 
 /// Parses a character reference; `b[i..]` starts with `&#`. Returns the
 /// character and the offset after `;`, or the offset and kind of the error.

@@ -71,15 +71,7 @@ pub(super) fn check_fragment(doc: &Document<'_>, place: Place<'_>, fragment: &[u
                 if p == "xml" {
                     continue;
                 }
-                if p.is_empty() {
-                    w.extend_from_slice(b" xmlns=\"");
-                } else {
-                    w.extend_from_slice(b" xmlns:");
-                    w.extend_from_slice(p.as_bytes());
-                    w.extend_from_slice(b"=\"");
-                }
-                w.extend_from_slice(escape_attr(u, b'"').as_bytes());
-                w.push(b'"');
+                crate::xml::write_xmlns(&mut w, p, |b| b.extend_from_slice(escape_attr(u, b'"').as_bytes()));
             }
             w.push(b'>');
             prefix_len = w.len();

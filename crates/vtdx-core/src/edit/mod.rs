@@ -1,7 +1,7 @@
 //! Incremental editing without reserialization.
 //!
 //! An [`Editor`] records insertions, deletions and replacements as byte ranges of
-//! the document text; [`Editor::write_into`] then writes the new document in one
+//! the document text; [`Editor::append_to`] then writes the new document in one
 //! O(n) pass that copies every untouched range as it is and splices in the new
 //! bytes. Bytes outside edited ranges are identical to the input, references to
 //! entities included.
@@ -72,7 +72,12 @@ pub use write::{escape_attr, escape_text};
 #[non_exhaustive]
 pub enum EditError {
     /// The operation does not apply to this kind of node (e.g. renaming a comment).
-    WrongNodeKind { operation: &'static str, kind: NodeKind },
+    WrongNodeKind {
+        /// The operation, as a verb phrase, e.g. `"rename"`, `"insert a child into"`.
+        operation: &'static str,
+        /// The kind of the node it was asked of.
+        kind: NodeKind,
+    },
     /// A fragment to insert is not well-formed where it lands
     /// ([`Editor::check_fragments`] is on).
     MalformedFragment(Error),
@@ -88,10 +93,22 @@ pub enum EditError {
     /// The edit would leave the document without exactly one root element.
     RootElement(&'static str),
     /// Two edits overlap without one containing the other: bytes `a` and `b`.
-    Conflict { a: std::ops::Range<usize>, b: std::ops::Range<usize> },
+    Conflict {
+        /// The bytes one edit covers, as offsets into [`Document::text`] (like
+        /// [`Node::range`]); empty where it inserts.
+        a: std::ops::Range<usize>,
+        /// The bytes the other edit covers, in the same terms.
+        b: std::ops::Range<usize>,
+    },
     /// A character the document's encoding cannot represent, where a character
     /// reference cannot stand (a name, a comment, a PI, a CDATA section).
-    Unencodable { ch: char, encoding: String },
+    Unencodable {
+        /// The character that cannot be written.
+        ch: char,
+        /// The document's encoding: its label as declared, or the name of the
+        /// [`crate::SourceEncoding`] variant.
+        encoding: String,
+    },
     /// Raw bytes to insert into a document that is not UTF-8 are not UTF-8.
     InvalidBytes,
     /// Text or a value to write holds a character XML 1.0 does not allow anywhere,
@@ -187,13 +204,14 @@ pub struct Editor<'d> {
 }
 
 impl<'d> Editor<'d> {
-    /// An editor with no edits. Fragment checking and indentation removal are off.
+    /// An editor with no edits. Fragment checking is on (as in the CLI and the Python
+    /// `Editor`); indentation removal is off.
     pub fn new(doc: &'d Document<'d>) -> Editor<'d> {
         Editor {
             doc,
             edits: Vec::new(),
             data: Vec::new(),
-            check: false,
+            check: true,
             strip_indent: false,
             opened: Vec::new(),
             renamed: HashMap::new(),
@@ -205,7 +223,9 @@ impl<'d> Editor<'d> {
     }
 
     /// Check every inserted fragment for well-formedness in the namespace context
-    /// where it lands (undeclared prefixes are errors). Off by default; on in the CLI.
+    /// where it lands (undeclared prefixes are errors). On by default, as in the CLI
+    /// and the Python `Editor(check=True)`; turn it off only for fragments the caller
+    /// built and trusts (the output is then well-formed only if they are).
     pub fn check_fragments(mut self, on: bool) -> Self {
         self.check = on;
         self

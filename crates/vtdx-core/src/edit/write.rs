@@ -27,7 +27,7 @@ impl<'d> Editor<'d> {
     /// Writes the edited document in the document's own encoding.
     pub fn write_to<W: Write>(&self, mut w: W) -> Result<(), EditError> {
         let mut buf = Vec::new();
-        self.write_into(&mut buf)?;
+        self.append_to(&mut buf)?;
         w.write_all(&buf)?;
         Ok(())
     }
@@ -35,13 +35,15 @@ impl<'d> Editor<'d> {
     /// The edited document as bytes, in the document's own encoding.
     pub fn to_vec(&self) -> Result<Vec<u8>, EditError> {
         let mut v = Vec::new();
-        self.write_into(&mut v)?;
+        self.append_to(&mut v)?;
         Ok(v)
     }
 
-    /// Writes the edited document into `out` (cleared first; its allocation is reused).
-    pub fn write_into(&self, out: &mut Vec<u8>) -> Result<(), EditError> {
-        out.clear();
+    /// Appends the edited document to `out`, as `Canonicalizer::append_*` and
+    /// `Vec::extend_from_slice` do: what `out` held stays in front. To reuse one buffer for
+    /// many documents, `out.clear()` before each call; its allocation is kept. On an error
+    /// `out` may hold part of the document after its old contents.
+    pub fn append_to(&self, out: &mut Vec<u8>) -> Result<(), EditError> {
         let doc = self.doc;
         let planned;
         let (plan, extra): (&[Edit<'d>], &[u8]) = if self.in_order() {

@@ -75,17 +75,37 @@ impl Parser {
         self.parse_bytes(Bytes::Owned(input))
     }
 
-    /// Memory-maps and parses a file.
+    /// Reads a file into memory and parses it (the document owns the bytes). The
+    /// outer `Result` is the I/O error. See [`Parser::parse_file_mmap`] for the
+    /// variant that maps the file instead of copying it.
+    pub fn parse_file(&mut self, path: &std::path::Path) -> std::io::Result<Result<Document<'static>, Error>> {
+        let bytes = std::fs::read(path)?;
+        Ok(self.parse_owned(bytes))
+    }
+
+    /// Memory-maps a file read-only and parses it, without copying it. The outer
+    /// `Result` is the I/O error.
+    ///
+    /// # Safety
+    ///
+    /// The document's text *is* the mapped file, so the file must not be modified or
+    /// truncated, by this process or another, while the document (or anything
+    /// borrowed from it) is alive. Nothing can enforce that on Linux (there is no
+    /// mandatory locking): a change would make the index describe other bytes, which
+    /// breaks the invariants the safe API relies on, and a truncation ends the process
+    /// with `SIGBUS` when the lost pages are read. Use [`Parser::parse_file`] for files
+    /// that other programs may be writing.
     #[cfg(feature = "mmap")]
     #[allow(unsafe_code)]
-    pub fn parse_file_mmap(&mut self, path: &std::path::Path) -> std::io::Result<Result<Document<'static>, Error>> {
+    pub unsafe fn parse_file_mmap(&mut self, path: &std::path::Path) -> std::io::Result<Result<Document<'static>, Error>> {
         let f = std::fs::File::open(path)?;
-        // SAFETY: the mapping is read-only; the document must not be used while
-        // another process truncates or rewrites the file (documented on
-        // `Document::from_file_mmap`). Empty files cannot be mapped on every OS.
+        // Empty files cannot be mapped on every OS.
         if f.metadata()?.len() == 0 {
             return Ok(self.parse_bytes(Bytes::Owned(Vec::new())));
         }
+        // SAFETY: `Mmap::map` requires that the file is not modified while mapped; that
+        // is exactly this function's own precondition, passed on to the caller. The
+        // mapping is read-only, so nothing here writes through it.
         let m = unsafe { memmap2::Mmap::map(&f)? };
         Ok(self.parse_bytes(Bytes::Mapped(m)))
     }
@@ -106,14 +126,15 @@ impl Parser {
 
     /// Decodes `source` and scans it into a document.
     fn parse_bytes<'a>(&mut self, source: Bytes<'a>) -> Result<Document<'a>, Error> {
-        let decoded = input::decode(&source)?;
+        let parallel = self.opts.parallel_check && source.len() >= crate::options::PARALLEL_CHECK_MIN_BYTES;
+        let (decoded, deferred) = input::decode_deferring(&source, parallel)?;
         let encoding = decoded.encoding.clone();
         let (text, parsed) = match decoded.text {
             Cow::Borrowed(t) => {
                 let off = t.as_ptr() as usize - source.as_ptr() as usize;
+                let parsed = if deferred { self.run_while_checking(t, off)? } else { self.run(t) };
                 // Offsets in errors count the byte-order mark: they are input offsets.
-                let parsed =
-                    self.run(t).map_err(|e| Error::with_position(e.kind().clone(), e.offset() + off as u64, e.line(), e.column()))?;
+                let parsed = parsed.map_err(|e| Error::with_position(e.kind().clone(), e.offset() + off as u64, e.line(), e.column()))?;
                 (Text::Source(off), parsed)
             }
             Cow::Owned(v) => {
@@ -144,6 +165,21 @@ impl Parser {
             opts: self.opts.clone(),
             expansions,
         })
+    }
+
+    /// [`Parser::run`] on a second thread while this one checks UTF-8 and `Char` over
+    /// `text` (`bom_len` bytes into the input), the check that decoding deferred. A
+    /// failed check is the outer error and wins over whatever the parse found (it
+    /// would have run first); the parse of unchecked text is then thrown away, even
+    /// if it panicked. Only a panic on checked text is passed on.
+    fn run_while_checking(&mut self, text: &[u8], bom_len: usize) -> Result<Result<Parsed, Error>, Error> {
+        let (checked, parsed) = std::thread::scope(|s| {
+            let parse = s.spawn(|| self.run(text));
+            let checked = input::check_deferred(text, bom_len);
+            (checked, parse.join())
+        });
+        checked?;
+        Ok(parsed.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     }
 
     pub(crate) fn run(&mut self, text: &[u8]) -> Result<Parsed, Error> {
@@ -230,7 +266,7 @@ impl Parser {
         if !st.defaults.is_empty() {
             // the previous document's element types with defaults are ordinary names again
             for qid in st.defaults.keys() {
-                if let Some(q) = names.qnames.get_mut(*qid as usize).filter(|q| q.qname_ok == QNAME_OK_WITH_DEFAULTS) {
+                if let Some(q) = names.qnames.get_mut(qid.index()).filter(|q| q.qname_ok == QNAME_OK_WITH_DEFAULTS) {
                     q.qname_ok = 1;
                 }
             }

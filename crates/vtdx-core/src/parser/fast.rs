@@ -78,7 +78,7 @@ impl Run<'_> {
                     return pos;
                 }
                 // the open element's name as words (names up to 16 bytes), else its bytes
-                let info = &names.qnames[open.qid as usize];
+                let info = &names.qnames[open.qid.index()];
                 let same =
                     if info.len as usize == ol { crate::names::load16_at(t, ns, ol) == (info.w0, info.w1) } else { same_at(t, ns, os, ol) };
                 if !same {
@@ -126,7 +126,7 @@ impl Run<'_> {
             // an element type with attribute defaults has `QNAME_OK_WITH_DEFAULTS`: the
             // general path takes its start tags and adds them
             let (eprefix, ok, last) = {
-                let info = &names.qnames[qid as usize];
+                let info = &names.qnames[qid.index()];
                 (info.prefix, !ns_on || info.qname_ok == 1, (info.last_ns, info.last_sym))
             };
             if !ok {
@@ -180,7 +180,7 @@ impl Run<'_> {
                 let mut is_decl = false;
                 let mut ans = NS_NONE;
                 if ns_on {
-                    let info = &names.qnames[aq as usize];
+                    let info = &names.qnames[aq.index()];
                     if info.qname_ok != 1 {
                         return pos;
                     }
@@ -262,9 +262,9 @@ impl Run<'_> {
             note_child(stack, names, qid);
             let rec = tape.len() as u32;
             let (end_rec, end_off) = if empty { (rec + 5 + 2 * n as u32, p as u32) } else { (0, 0) };
-            put(tape, [(K_ELEM << KIND_SHIFT) | sym, pos as u32, end_rec, top.rec, end_off]);
+            put(tape, [(K_ELEM << KIND_SHIFT) | sym.as_u32(), pos as u32, end_rec, top.rec, end_off]);
             for a in attrs.iter() {
-                let s = names.sym(a.qid, a.ns).unwrap_or(0);
+                let s = names.sym(a.qid, a.ns).map_or(0, Sym::as_u32);
                 let k = if a.is_decl { K_NSDECL } else { K_ATTR };
                 put(tape, [(k << KIND_SHIFT) | s, a.name_off]);
             }
@@ -326,7 +326,7 @@ fn declare(names: &mut Names, bindings: &mut Vec<Binding>, attrs: &mut [AttrScra
         a.ns = NS_XMLNS;
     }
     for a in attrs.iter_mut().filter(|a| !a.is_decl) {
-        let prefix = names.qnames[a.qid as usize].prefix;
+        let prefix = names.qnames[a.qid.index()].prefix;
         if prefix != NO_PREFIX {
             if prefix == q_xml || prefix == q_xmlns {
                 return false;

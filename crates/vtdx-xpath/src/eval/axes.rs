@@ -23,7 +23,7 @@ impl SymSet {
         match self {
             SymSet::Empty => false,
             SymSet::One(x) => *x == s,
-            SymSet::Many(v) => v.get(s as usize).copied().unwrap_or(false),
+            SymSet::Many(v) => v.get(s.index()).copied().unwrap_or(false),
         }
     }
 }
@@ -77,12 +77,12 @@ impl<'a, 'd> Eval<'a, 'd> {
                     // any prefix may stand for the namespace: compare namespace ids, then local names
                     want => match names.find_ns(want) {
                         None => Vec::new(),
-                        Some(id) => (0..names.sym_count() as Sym).filter(|&s| names.ns_id(s) == id && names.local(s) == &**local).collect(),
+                        Some(id) => names.syms().filter(|&s| names.ns_id(s) == id && names.local(s) == &**local).collect(),
                     },
                 },
                 NodeTest::AnyInNs { uri, .. } => match names.find_ns(uri) {
                     None => Vec::new(),
-                    Some(id) => (0..names.sym_count() as Sym).filter(|&s| names.ns_id(s) == id).collect(),
+                    Some(id) => names.syms().filter(|&s| names.ns_id(s) == id).collect(),
                 },
                 _ => Vec::new(),
             };
@@ -92,7 +92,7 @@ impl<'a, 'd> Eval<'a, 'd> {
                 _ => {
                     let mut bits = vec![false; names.sym_count()];
                     for s in syms {
-                        bits[s as usize] = true;
+                        bits[s.index()] = true;
                     }
                     SymSet::Many(bits)
                 }

@@ -1,0 +1,203 @@
+//! `vtdx sign` and `vtdx verify`: the built binary in a temporary directory.
+//! Keys are xmlsec's test keys (`$VTDX_CORPUS/dsig/xmlsec/keys`, default
+//! `../shared/corpus` beside the repository). Exit statuses: verify 0 when
+//! every signature verifies and covers the SOAP Body or the document element,
+//! 1 when rejected (`FILE: message`), 2 on usage or I/O errors; sign 0, 1 when
+//! the document cannot be signed, 2 on usage or I/O errors.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+mod common;
+
+use common::{code, run_vtdx, stderr, stdout, TempDir};
+
+fn keys() -> PathBuf {
+    let p = match std::env::var_os("VTDX_CORPUS") {
+        Some(v) => PathBuf::from(v),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+    };
+    let k = p.join("dsig/xmlsec/keys");
+    assert!(k.is_dir(), "the DSig test keys are missing at {} (set VTDX_CORPUS)", k.display());
+    k
+}
+
+fn key(rel: &str) -> String {
+    keys().join(rel).to_string_lossy().into_owned()
+}
+
+fn vtdx(dir: &Path, args: &[&str]) -> Output {
+    run_vtdx(dir, args, None)
+}
+
+const SOAP11: &[u8] = b"<soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\">\n <soapenv:Body><m:Pay xmlns:m=\"urn:m\">10</m:Pay></soapenv:Body>\n</soapenv:Envelope>\n";
+const SOAP12: &[u8] = b"<env:Envelope xmlns:env=\"http://www.w3.org/2003/05/soap-envelope\"><env:Header/><env:Body><m:Pay xmlns:m=\"urn:m\">10</m:Pay></env:Body></env:Envelope>";
+const PLAIN: &[u8] = b"<?xml version=\"1.0\"?>\n<order id=\"o1\"><qty>3</qty></order>\n";
+
+/// (--alg, key arguments for sign, key arguments for verify)
+fn algs() -> Vec<(&'static str, Vec<String>, Vec<String>)> {
+    let pair = |k: &str, c: &str| (vec!["--key".into(), key(k), "--cert".into(), key(c)], vec!["--cert".into(), key(c)]);
+    let (rsa_s, rsa_v) = pair("rsa/rsa-2048-key.pem", "rsa/rsa-2048-cert.pem");
+    let (ec_s, ec_v) = pair("ec/ec-prime256v1-key.pem", "ec/ec-prime256v1-cert.pem");
+    let (ed_s, ed_v) = pair("eddsa/eddsa-ed25519-key.pem", "eddsa/eddsa-ed25519-cert.pem");
+    let hmac = vec!["--hmac-key".to_string(), key("hmackey.bin")];
+    vec![
+        ("rsa-sha256", rsa_s.clone(), rsa_v.clone()),
+        ("rsa-pss-sha256", rsa_s, rsa_v),
+        ("ecdsa-sha256", ec_s, ec_v),
+        ("ed25519", ed_s, ed_v),
+        ("hmac-sha256", hmac.clone(), hmac),
+    ]
+}
+
+fn args<'a>(fixed: &[&'a str], owned: &'a [String], tail: &[&'a str]) -> Vec<&'a str> {
+    fixed.iter().copied().chain(owned.iter().map(String::as_str)).chain(tail.iter().copied()).collect()
+}
+
+#[test]
+fn wss_sign_then_verify_every_alg_both_soap_versions() {
+    let d = TempDir::new("wss");
+    d.file("m11.xml", SOAP11).file("m12.xml", SOAP12);
+    for (alg, sk, vk) in algs() {
+        for m in ["m11.xml", "m12.xml"] {
+            let o = vtdx(d.path(), &args(&["sign", "--alg", alg, "--wss"], &sk, &["-o", "s.xml", m]));
+            assert_eq!(code(&o), 0, "{alg} {m}: {}", stderr(&o));
+            assert_eq!(stdout(&o), "");
+            let o = vtdx(d.path(), &args(&["verify", "--require-timestamp", "--json"], &vk, &["s.xml"]));
+            assert_eq!(code(&o), 0, "{alg} {m}: {}", stderr(&o));
+            let json = stdout(&o);
+            let body = if m == "m11.xml" { "/soapenv:Envelope/soapenv:Body" } else { "/env:Envelope/env:Body" };
+            assert!(json.starts_with(r##"[{"reference": "#id-"##), "{json}");
+            assert!(json.contains(&format!(r#""node": "{body}""#)), "{json}");
+            assert!(json.contains(r#"/wsse:Security/wsu:Timestamp""#) && json.contains(r#""timestamp_signed": true"#), "{json}");
+            assert!(json.contains(
+                r#""digest": "http://www.w3.org/2001/04/xmlenc#sha256", "transforms": ["http://www.w3.org/2001/10/xml-exc-c14n#"]"#
+            ));
+            assert_eq!(json.lines().count(), 1);
+        }
+    }
+}
+
+#[test]
+fn enveloped_sign_to_stdout_is_byte_exact_and_json_is_the_verified_view() {
+    let d = TempDir::new("env");
+    d.file("p.xml", PLAIN);
+    let o = vtdx(d.path(), &["sign", "--key", &key("rsa/rsa-2048-key.pem"), "p.xml"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let signed = stdout(&o);
+    let (i, j) = (signed.find("<ds:Signature").unwrap(), signed.find("</ds:Signature>").unwrap() + "</ds:Signature>".len());
+    assert_eq!(format!("{}{}", &signed[..i], &signed[j..]).as_bytes(), PLAIN);
+    assert!(!signed.contains("KeyInfo"), "no certificate, no name: no KeyInfo");
+    d.file("s.xml", signed.as_bytes());
+    let o = vtdx(d.path(), &["verify", "--json", "--cert", &key("rsa/rsa-2048-cert.pem"), "s.xml"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "[{\"reference\": \"\", \"node\": \"/\", \"digest\": \"http://www.w3.org/2001/04/xmlenc#sha256\", \"transforms\": [\"http://www.w3.org/2000/09/xmldsig#enveloped-signature\", \"http://www.w3.org/2001/10/xml-exc-c14n#\"], \"timestamp_signed\": false}]\n"
+    );
+    // the public key instead of the certificate
+    let o = vtdx(d.path(), &["verify", "--cert", &key("rsa/rsa-2048-pubkey.pem"), "s.xml"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
+#[test]
+fn verify_rejections_exit_1_with_file_and_message() {
+    let d = TempDir::new("reject");
+    d.file("m.xml", SOAP11);
+    let o = vtdx(
+        d.path(),
+        &["sign", "--wss", "--key", &key("rsa/rsa-2048-key.pem"), "--cert", &key("rsa/rsa-2048-cert.pem"), "-o", "s.xml", "m.xml"],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let good = d.read("s.xml");
+    // another signer's certificate: the token names a key the caller did not give
+    let o = vtdx(d.path(), &["verify", "--cert", &key("rsa/rsa-4096-cert.pem"), "s.xml"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).starts_with("s.xml: KeyInfo names a key the caller did not supply"), "{}", stderr(&o));
+    // a tampered Body
+    let tampered = String::from_utf8(good.clone()).unwrap().replace(">10<", ">10000<");
+    d.file("t.xml", tampered.as_bytes());
+    let o = vtdx(d.path(), &["verify", "--cert", &key("rsa/rsa-2048-cert.pem"), "t.xml", "s.xml"]);
+    assert_eq!(code(&o), 1, "one good file does not save a bad one");
+    assert!(stderr(&o).starts_with("t.xml: digest mismatch for reference 0"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("(line "), "positions where they apply: {}", stderr(&o));
+    // judged long before it was created, and long after it expired
+    let cert = key("rsa/rsa-2048-cert.pem");
+    let o = vtdx(d.path(), &["verify", "--cert", &cert, "--at", "2001-01-01T00:00:00Z", "s.xml"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("created in the future"), "{}", stderr(&o));
+    let o = vtdx(d.path(), &["verify", "--cert", &cert, "--at", "2999-01-01T00:00:00+02:00", "s.xml"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("expired"), "{}", stderr(&o));
+    // the huge skew accepts it
+    let o = vtdx(d.path(), &["verify", "--cert", &cert, "--at", "2001-01-01T00:00:00Z", "--max-clock-skew", "4000000000", "s.xml"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // a message signed by the HMAC key on only a part: the Body is not covered
+    let o = vtdx(d.path(), &["sign", "--hmac-key", &key("hmackey.bin"), "--sign", "//m:Pay", "-o", "part.xml", "m.xml"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = vtdx(d.path(), &["verify", "--hmac-key", &key("hmackey.bin"), "part.xml"]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(stderr(&o), "part.xml: the signatures verify, but no verified reference covers the SOAP Body\n");
+    // no Timestamp, but one is required
+    let o = vtdx(d.path(), &["sign", "--hmac-key", &key("hmackey.bin"), "--sign", "/*/*", "-o", "body.xml", "m.xml"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = vtdx(d.path(), &["verify", "--hmac-key", &key("hmackey.bin"), "body.xml"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = vtdx(d.path(), &["verify", "--require-timestamp", "--hmac-key", &key("hmackey.bin"), "body.xml"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("wsu:Timestamp is required"), "{}", stderr(&o));
+    // no signature; not well-formed
+    d.file("none.xml", PLAIN).file("bad.xml", b"<a>");
+    let o = vtdx(d.path(), &["verify", "--cert", &cert, "none.xml"]);
+    assert_eq!((code(&o), stderr(&o)), (1, "none.xml: no ds:Signature element in the document\n".to_string()));
+    let o = vtdx(d.path(), &["verify", "--cert", &cert, "bad.xml"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).starts_with("bad.xml:1:"), "{}", stderr(&o));
+}
+
+#[test]
+fn sha1_needs_allow_sha1() {
+    let f = keys().join("../merlin-xmldsig-twenty-three/signature-enveloping-hmac-sha1.xml");
+    let d = TempDir::new("sha1");
+    d.file("e.xml", &std::fs::read(f).unwrap());
+    let o = vtdx(d.path(), &["verify", "--hmac-key", &key("hmackey.bin"), "e.xml"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("SHA-1 is not allowed"), "{}", stderr(&o));
+    // allowed, it verifies; but an enveloping signature covers its own Object, not the document element
+    let o = vtdx(d.path(), &["verify", "--allow-sha1", "--hmac-key", &key("hmackey.bin"), "e.xml"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("no verified reference covers the document element"), "{}", stderr(&o));
+}
+
+#[test]
+fn usage_and_io_errors_exit_2() {
+    let d = TempDir::new("usage");
+    d.file("p.xml", PLAIN).file("m.xml", SOAP11);
+    let cert = key("rsa/rsa-2048-cert.pem");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["verify", "p.xml"],                                             // no key
+        vec!["verify", "--cert", "missing.pem", "p.xml"],                    // unreadable key
+        vec!["verify", "--cert", "p.xml", "p.xml"],                          // not a key
+        vec!["verify", "--cert", &cert, "--at", "yesterday", "p.xml"],       // bad --at
+        vec!["verify", "--cert", &cert, "missing.xml"],                      // unreadable input
+        vec!["sign", "p.xml"],                                               // no key
+        vec!["sign", "--key", &cert, "p.xml"],                               // a certificate is not a private key
+        vec!["sign", "--hmac-key", "p.xml", "--sign", "//[", "p.xml"],       // bad XPath
+        vec!["sign", "--hmac-key", "p.xml", "--sign", "//zz", "p.xml"],      // XPath selecting nothing
+        vec!["sign", "--hmac-key", "p.xml", "--alg", "rsa-sha256", "p.xml"], // an algorithm the key cannot make
+        vec!["sign", "--hmac-key", "p.xml", "missing.xml"],
+    ];
+    for c in cases {
+        let o = vtdx(d.path(), &c);
+        assert_eq!(code(&o), 2, "{c:?}: {}", stderr(&o));
+    }
+    // --wss on a document that is not SOAP, and a document that is not well-formed: 1
+    let o = vtdx(d.path(), &["sign", "--wss", "--hmac-key", "p.xml", "p.xml"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a SOAP message"), "{}", stderr(&o));
+    d.file("bad.xml", b"<a>");
+    let o = vtdx(d.path(), &["sign", "--hmac-key", "p.xml", "bad.xml"]);
+    assert_eq!(code(&o), 1);
+    // nothing written on failure
+    assert!(!d.listing().iter().any(|n| n.contains("tmp")));
+}

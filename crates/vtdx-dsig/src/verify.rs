@@ -1,0 +1,401 @@
+//! [`Verifier`] and the verified view it returns.
+
+use std::ops::Range;
+
+use vtdx_c14n::xpath::XPathNodeSet;
+use vtdx_core::{Document, Node, NodeKind};
+
+use crate::alg::{DigestAlgorithm, SignatureAlgorithm};
+use crate::config::VerifyConfig;
+use crate::error::{Error, ErrorKind};
+use crate::key::{KeyMaterial, VerifyingKey};
+use crate::keyinfo;
+use crate::reference::{self, Coverage, IdIndex};
+use crate::signature::{self, is_ds};
+use crate::wss::SoapMessage;
+
+/// Where the verifying keys come from: always the caller. A `KeyInfo` in the
+/// message may pick among these keys, never add one.
+pub trait KeyProvider: Send + Sync {
+    /// The keys (public keys, certificates, HMAC secrets) the caller trusts.
+    fn keys(&self) -> &[VerifyingKey];
+}
+
+impl KeyProvider for Vec<VerifyingKey> {
+    fn keys(&self) -> &[VerifyingKey] {
+        self
+    }
+}
+
+impl KeyProvider for [VerifyingKey] {
+    fn keys(&self) -> &[VerifyingKey] {
+        self
+    }
+}
+
+/// Verifies XML Signatures under a [`VerifyConfig`] with the caller's keys.
+/// Build once, verify many documents; `&self` only, so one value serves many threads.
+///
+/// ```
+/// use vtdx_dsig::{Verifier, VerifyConfig, VerifyingKey, ErrorKind};
+///
+/// let doc = vtdx_core::Document::parse(b"<a/>")?;
+/// let v = Verifier::new(VerifyConfig::default(), vec![VerifyingKey::hmac(b"secret")]);
+/// assert_eq!(v.verify(&doc).unwrap_err().kind(), &ErrorKind::NoSignature);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Verifier {
+    config: VerifyConfig,
+    keys: Box<dyn KeyProvider>,
+}
+
+impl std::fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Verifier").field("config", &self.config).field("keys", &self.keys.keys()).finish()
+    }
+}
+
+/// A verified Reference: what it named and exactly what its digest covered.
+#[derive(Debug, Clone)]
+pub struct VerifiedReference<'d> {
+    uri: Option<String>,
+    node: Node<'d>,
+    digest: DigestAlgorithm,
+    transforms: Vec<String>,
+    coverage: Coverage<'d>,
+}
+
+impl<'d> VerifiedReference<'d> {
+    /// The `URI` attribute as written (`None` when absent).
+    pub fn uri(&self) -> Option<&str> {
+        self.uri.as_deref()
+    }
+    /// The node the URI selected: the root for `""` and `#xpointer(/)`, else the element with that ID.
+    pub fn node(&self) -> Node<'d> {
+        self.node
+    }
+    /// Byte range of [`VerifiedReference::node`] in the document's text.
+    pub fn range(&self) -> Range<usize> {
+        self.node.range()
+    }
+    /// The digest algorithm.
+    pub fn digest(&self) -> DigestAlgorithm {
+        self.digest
+    }
+    /// The transform algorithm URIs, in order.
+    pub fn transforms(&self) -> &[String] {
+        &self.transforms
+    }
+    /// The subtrees the transforms removed (the enveloped-signature transform's Signature).
+    pub fn excluded(&self) -> &[Node<'d>] {
+        match &self.coverage {
+            Coverage::Tree { excluded, .. } => excluded,
+            _ => &[],
+        }
+    }
+    /// True when an XPath or XPath Filter 2.0 transform narrowed the node-set
+    /// (then [`VerifiedReference::covers`] checks node by node), or a base64
+    /// transform replaced it by decoded text (then it covers no node).
+    pub fn is_filtered(&self) -> bool {
+        !matches!(self.coverage, Coverage::Tree { .. })
+    }
+
+    /// Is `node` (an element, attribute, text...), with everything below it,
+    /// part of what this Reference's digest covered? The subtrees the
+    /// enveloped-signature transform removed are not required; comments,
+    /// which a reference without comments leaves out, are not either.
+    pub fn covers(&self, node: Node<'d>) -> bool {
+        if !std::ptr::eq(node.document(), self.node.document()) {
+            return false;
+        }
+        match &self.coverage {
+            Coverage::Text { .. } => false,
+            Coverage::Tree { apex, excluded, .. } => node.is_within(*apex) && !excluded.iter().any(|x| node.is_within(*x)),
+            Coverage::Set { apex, set } => node.is_within(*apex) && subtree_in_set(node, set),
+        }
+    }
+}
+
+fn subtree_in_set<'d>(n: Node<'d>, set: &XPathNodeSet<'d>) -> bool {
+    use vtdx_c14n::SetNode;
+    if !set.contains(SetNode::Node(n)) {
+        return false;
+    }
+    for d in n.descendants() {
+        if d.kind() == NodeKind::Comment {
+            continue;
+        }
+        if !set.contains(SetNode::Node(d)) {
+            return false;
+        }
+        if d.is_element() && d.attributes().any(|a| !set.contains(SetNode::Node(a))) {
+            return false;
+        }
+    }
+    true
+}
+
+/// A verified Signature.
+#[derive(Debug, Clone)]
+pub struct VerifiedSignature<'d> {
+    signature: Node<'d>,
+    method: SignatureAlgorithm,
+    key: usize,
+    references: Vec<VerifiedReference<'d>>,
+}
+
+impl<'d> VerifiedSignature<'d> {
+    /// The `ds:Signature` element.
+    pub fn signature(&self) -> Node<'d> {
+        self.signature
+    }
+    /// The SignatureMethod.
+    pub fn method(&self) -> SignatureAlgorithm {
+        self.method
+    }
+    /// Index, among the caller's keys, of the key that verified it.
+    pub fn key_index(&self) -> usize {
+        self.key
+    }
+    /// The References, in SignedInfo order.
+    pub fn references(&self) -> &[VerifiedReference<'d>] {
+        &self.references
+    }
+    /// Does one of its References cover `node` (see [`VerifiedReference::covers`])?
+    pub fn covers(&self, node: Node<'d>) -> bool {
+        self.references.iter().any(|r| r.covers(node))
+    }
+}
+
+/// The result of verifying a document: every Signature, and exactly what
+/// each Reference covered. Check that what the application will read is
+/// covered with [`Verified::covers`], locating it by position
+/// (`/soap:Envelope/soap:Body`), never by the ID a Reference names.
+#[derive(Debug, Clone)]
+pub struct Verified<'d> {
+    signatures: Vec<VerifiedSignature<'d>>,
+    soap: Option<SoapMessage<'d>>,
+}
+
+impl<'d> Verified<'d> {
+    /// The verified Signatures, in document order.
+    pub fn signatures(&self) -> &[VerifiedSignature<'d>] {
+        &self.signatures
+    }
+    /// Every verified Reference.
+    pub fn references(&self) -> impl Iterator<Item = &VerifiedReference<'d>> {
+        self.signatures.iter().flat_map(|s| s.references.iter())
+    }
+    /// Is `node`, with everything below it, covered by a verified Reference?
+    pub fn covers(&self, node: Node<'d>) -> bool {
+        self.signatures.iter().any(|s| s.covers(node))
+    }
+    /// Are all of `nodes` covered?
+    pub fn covers_all(&self, nodes: impl IntoIterator<Item = Node<'d>>) -> bool {
+        nodes.into_iter().all(|n| self.covers(n))
+    }
+    /// For a SOAP message, its parts located by position (the Body, the
+    /// Security header, its Timestamp); `None` for other documents or when
+    /// [`crate::VerifyConfigBuilder::soap_checks`] is off.
+    pub fn soap(&self) -> Option<&SoapMessage<'d>> {
+        self.soap.as_ref()
+    }
+    /// The node an application reads: the SOAP Body of a SOAP message, else the document element.
+    pub fn payload(&self) -> Option<Node<'d>> {
+        match &self.soap {
+            Some(s) => Some(s.body),
+            None => self.signatures.first().map(|s| s.signature.document().root_element()),
+        }
+    }
+    /// Is the payload ([`Verified::payload`]) covered by a verified Reference?
+    pub fn covers_payload(&self) -> bool {
+        self.payload().is_some_and(|p| self.covers(p))
+    }
+    /// Does a verified Reference cover the Security header's Timestamp?
+    /// `false` when there is none.
+    pub fn timestamp_signed(&self) -> bool {
+        self.soap.and_then(|s| s.timestamp).is_some_and(|t| self.covers(t))
+    }
+}
+
+impl Verifier {
+    /// A verifier with `config` and the caller's keys.
+    pub fn new(config: VerifyConfig, keys: impl KeyProvider + 'static) -> Verifier {
+        Verifier { config, keys: Box::new(keys) }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &VerifyConfig {
+        &self.config
+    }
+
+    /// The `ds:Signature` elements of `doc`, in document order.
+    pub fn signatures<'d>(doc: &'d Document<'d>) -> Vec<Node<'d>> {
+        doc.root().descendant_elements().filter(|e| is_ds(e, "Signature")).collect()
+    }
+
+    /// Verifies **every** `ds:Signature` of `doc`; the first failure is the error.
+    /// `NoSignature` when there is none.
+    ///
+    /// For a SOAP message (and unless [`crate::VerifyConfigBuilder::soap_checks`]
+    /// is off), first the SOAP rules: no DOCTYPE, one Envelope, one Body, one
+    /// Security header per role, `mustUnderstand`, and the Timestamp's
+    /// freshness; after the signatures, the Timestamp's coverage when
+    /// [`crate::VerifyConfigBuilder::require_timestamp`] is on.
+    pub fn verify<'d>(&self, doc: &'d Document<'d>) -> Result<Verified<'d>, Error> {
+        let cfg = &self.config;
+        let soap = if cfg.soap_checks { SoapMessage::parse(doc)? } else { None };
+        if let Some(m) = &soap {
+            m.check_must_understand()?;
+            m.check_timestamp(cfg.now(), cfg.max_clock_skew)?;
+            if cfg.require_timestamp && m.timestamp.is_none() {
+                return Err(ErrorKind::TimestampRequired("a wsu:Timestamp is required in the wsse:Security header").into());
+            }
+        }
+        let sigs = Self::signatures(doc);
+        if sigs.is_empty() {
+            return Err(ErrorKind::NoSignature.into());
+        }
+        if sigs.len() > self.config.max_signatures {
+            return Err(Error::at(
+                ErrorKind::TooManySignatures { count: sigs.len(), max: self.config.max_signatures },
+                sigs[self.config.max_signatures].range().start,
+            ));
+        }
+        let ids = IdIndex::new(doc);
+        let mut out = Vec::with_capacity(sigs.len());
+        for s in sigs {
+            out.push(self.verify_one(doc, s, &ids)?);
+        }
+        let verified = Verified { signatures: out, soap };
+        if cfg.require_timestamp {
+            if let Some(ts) = soap.and_then(|m| m.timestamp) {
+                if !verified.covers(ts) {
+                    return Err(Error::at(
+                        ErrorKind::TimestampRequired("no verified Reference covers the wsu:Timestamp"),
+                        ts.range().start,
+                    ));
+                }
+            }
+        }
+        Ok(verified)
+    }
+
+    /// Verifies the one Signature `signature` (the caller picked it), ignoring any other.
+    pub fn verify_signature<'d>(&self, signature: Node<'d>) -> Result<Verified<'d>, Error> {
+        let doc = signature.document();
+        let ids = IdIndex::new(doc);
+        Ok(Verified { signatures: vec![self.verify_one(doc, signature, &ids)?], soap: None })
+    }
+
+    fn verify_one<'d>(&self, doc: &'d Document<'d>, node: Node<'d>, ids: &IdIndex<'d>) -> Result<VerifiedSignature<'d>, Error> {
+        let cfg = &self.config;
+        let provider = &*cfg.provider;
+        let sig = signature::parse(node, cfg)?;
+        let keys = self.keys.keys();
+        let method_at = sig.method_node.range().start;
+
+        // 1. the caller's keys KeyInfo selects, of the type the method needs, strong enough
+        let selected = keyinfo::select(sig.key_info, keys, provider, ids)?;
+        let fitting: Vec<usize> = selected.iter().copied().filter(|&i| fits(sig.method, keys[i].material())).collect();
+        if fitting.is_empty() {
+            let kinds = selected.iter().map(|&i| keys[i].material().describe()).collect::<Vec<_>>().join(", ");
+            return Err(Error::at(ErrorKind::KeyMismatch { method: sig.method.uri().into(), keys: kinds }, method_at));
+        }
+        let strong: Vec<usize> =
+            fitting.iter().copied().filter(|&i| rsa_bits(keys[i].material()).is_none_or(|b| b >= cfg.min_rsa_bits)).collect();
+        if strong.is_empty() {
+            let bits = fitting.iter().filter_map(|&i| rsa_bits(keys[i].material())).max().unwrap_or(0);
+            return Err(Error::at(ErrorKind::WeakKey { bits, min: cfg.min_rsa_bits }, method_at));
+        }
+
+        // 2. SignedInfo canonicalized, the signature checked (before any reference work)
+        let mut si = Vec::with_capacity(sig.signed_info.range().len() + 256);
+        sig.c14n
+            .canonicalize_subtree(sig.signed_info, &mut si)
+            .map_err(|e| Error::at(ErrorKind::C14n(e.to_string()), sig.signed_info.range().start))?;
+        let mut used = None;
+        let mut last_err = ErrorKind::InvalidSignature;
+        for &i in &strong {
+            match provider.verify(sig.method, keys[i].material(), &si, &sig.value) {
+                Ok(()) => {
+                    used = Some(i);
+                    break;
+                }
+                Err(e @ ErrorKind::UnsupportedAlgorithm(_)) => last_err = e,
+                Err(_) => {}
+            }
+        }
+        let Some(key) = used else {
+            return Err(Error::at(last_err, sig.node.range().start));
+        };
+
+        // 3. each Reference: dereference, transform, stream into the digest, compare
+        let mut refs = Vec::with_capacity(sig.references.len());
+        for (index, r) in sig.references.iter().enumerate() {
+            let mut ctx = provider.digest(r.digest).map_err(|k| Error::at(k, r.node.range().start))?;
+            let coverage = reference::digest_input(doc, r, sig.node, ids, &mut ctx)?;
+            if ctx.finish() != r.digest_value {
+                return Err(Error::at(ErrorKind::DigestMismatch { index, uri: r.uri.clone().unwrap_or_default() }, r.node.range().start));
+            }
+            if cfg.reject_split_text {
+                if let Coverage::Tree { apex, comments: false, excluded } = &coverage {
+                    check_split_text(*apex, excluded).map_err(|e| e.or_at(r.node.range().start))?;
+                }
+            }
+            refs.push(VerifiedReference {
+                uri: r.uri.clone(),
+                node: coverage.apex(),
+                digest: r.digest,
+                transforms: r.transforms.iter().map(|t| t.uri.clone()).collect(),
+                coverage,
+            });
+        }
+        Ok(VerifiedSignature { signature: sig.node, method: sig.method, key, references: refs })
+    }
+}
+
+fn fits(method: SignatureAlgorithm, key: &KeyMaterial) -> bool {
+    matches!(
+        (method, key),
+        (SignatureAlgorithm::RsaPkcs1(_) | SignatureAlgorithm::RsaPss(_), KeyMaterial::Rsa { .. })
+            | (SignatureAlgorithm::Ecdsa(_), KeyMaterial::Ec { .. })
+            | (SignatureAlgorithm::Ed25519, KeyMaterial::Ed25519(_))
+            | (SignatureAlgorithm::Hmac(_), KeyMaterial::Hmac(_))
+    )
+}
+
+fn rsa_bits(k: &KeyMaterial) -> Option<usize> {
+    match k {
+        KeyMaterial::Rsa { bits, .. } => Some(*bits),
+        _ => None,
+    }
+}
+
+/// A comment with text on both sides, in content whose digest left comments out.
+fn check_split_text(apex: Node<'_>, excluded: &[Node<'_>]) -> Result<(), Error> {
+    let raw = apex.raw();
+    if memchr_comment(raw).is_none() {
+        return Ok(());
+    }
+    let textual = |n: Option<Node<'_>>| n.is_some_and(|n| matches!(n.kind(), NodeKind::Text | NodeKind::CData));
+    for n in apex.descendants() {
+        if n.kind() == NodeKind::Comment
+            && textual(n.prev_sibling())
+            && textual(n.next_sibling())
+            && n.parent().is_some_and(|p| p.kind() == NodeKind::Element)
+            && !excluded.iter().any(|x| n.is_within(*x))
+        {
+            let blank = |s: Option<Node<'_>>| s.is_some_and(|s| s.value().trim().is_empty());
+            if blank(n.prev_sibling()) || blank(n.next_sibling()) {
+                continue; // layout around a comment, not a value split in two
+            }
+            return Err(Error::at(ErrorKind::CommentInSignedText, n.range().start));
+        }
+    }
+    Ok(())
+}
+
+fn memchr_comment(raw: &[u8]) -> Option<usize> {
+    raw.windows(4).position(|w| w == b"<!--")
+}
