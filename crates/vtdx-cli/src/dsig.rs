@@ -28,16 +28,24 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use vtdx::{Node, NodeKind};
 use vtdx_dsig::{
-    select_elements, time::parse_rfc3339, Certificate, DigestAlgorithm, ErrorKind, SignConfig, SignatureAlgorithm, Signer, SigningKey,
-    Verified, Verifier, VerifyConfig, VerifyingKey, WssOptions,
+    select_elements, time::parse_rfc3339, Certificate, Crl, DigestAlgorithm, ErrorKind, SignConfig, SignatureAlgorithm, Signer, SigningKey,
+    TrustStore, Verified, Verifier, VerifyConfig, VerifyingKey, WssOptions,
 };
 
 /// Arguments of `vtdx verify`.
 #[derive(Args)]
 pub struct VerifyArgs {
     /// The signer's certificate or public key (PEM or DER); repeat for several.
-    #[arg(long, value_name = "CERT.pem", required_unless_present = "hmac_key")]
+    #[arg(long, value_name = "CERT.pem", required_unless_present_any = ["hmac_key", "trusted"])]
     cert: Vec<PathBuf>,
+    /// A CA certificate to trust (PEM or DER); repeat for several. A
+    /// certificate in the message is then accepted once its chain to one of
+    /// them validates (validity at --at or now, CA constraints, key usage, --crl).
+    #[arg(long, value_name = "CA.pem", conflicts_with = "hmac_key")]
+    trusted: Vec<PathBuf>,
+    /// A CRL (PEM or DER) of a CA in the chain; repeat for several. Needs --trusted.
+    #[arg(long, value_name = "CRL.pem", requires = "trusted")]
+    crl: Vec<PathBuf>,
     /// A file holding the HMAC secret (its bytes as they are).
     #[arg(long, value_name = "KEYFILE", conflicts_with = "cert")]
     hmac_key: Option<PathBuf>,
@@ -153,6 +161,21 @@ fn verifying_keys(a: &VerifyArgs) -> Result<Vec<VerifyingKey>, String> {
     a.cert.iter().map(|c| VerifyingKey::from_pem_or_der(&read(c, "certificate")?).map_err(|e| format!("{}: {e}", c.display()))).collect()
 }
 
+/// The trust store of `--trusted` and `--crl` (validation time: `--at`, else now).
+fn trust_store(a: &VerifyArgs) -> Result<TrustStore, String> {
+    let anchors = a
+        .trusted
+        .iter()
+        .map(|c| Certificate::from_pem_or_der(&read(c, "certificate")?).map_err(|e| format!("{}: {e}", c.display())))
+        .collect::<Result<Vec<_>, String>>()?;
+    let crls = a
+        .crl
+        .iter()
+        .map(|c| Crl::from_pem_or_der(&read(c, "CRL")?).map_err(|e| format!("{}: {e}", c.display())))
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(TrustStore::new(anchors).crls(crls))
+}
+
 /// A location path for `n`: qualified names as written, with a position when
 /// siblings share the name; `/` for the root.
 fn xpath_of(n: Node<'_>) -> String {
@@ -220,7 +243,13 @@ pub fn run_verify(a: VerifyArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
             None => return usage("verify", &format!("--at `{at}` is not an RFC 3339 date-time with a time zone")),
         }
     }
-    let verifier = Verifier::new(cfg.build(), keys);
+    let mut verifier = Verifier::new(cfg.build(), keys);
+    if !a.trusted.is_empty() {
+        match trust_store(&a) {
+            Ok(t) => verifier = verifier.with_trust_store(t),
+            Err(m) => return usage("verify", &m),
+        }
+    }
     let mut parser = a.opts.parser();
     let (mut rejected, mut io_failed) = (false, false);
     for f in &a.files {

@@ -201,3 +201,38 @@ fn usage_and_io_errors_exit_2() {
     // nothing written on failure
     assert!(!d.listing().iter().any(|n| n.contains("tmp")));
 }
+
+#[test]
+fn verify_trusted_ca_and_crl() {
+    let d = TempDir::new("trusted");
+    d.file("p.xml", PLAIN);
+    for (k, c, out) in
+        [("rsa/rsa-4096-key.pem", "rsa/rsa-4096-cert.pem", "a.xml"), ("rsa/rsa-2048-key.pem", "rsa/rsa-2048-cert.pem", "b.xml")]
+    {
+        let o = vtdx(d.path(), &["sign", "--key", &key(k), "--cert", &key(c), "-o", out, "p.xml"]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+    let ca2 = key("ca2cert.pem");
+    let crl = key("rsa/rsa-2048-cert-revoked-crl.pem");
+    let at = "2026-03-20T00:00:00Z";
+    // the certificate in the message, trusted through its CA
+    let o = vtdx(d.path(), &["verify", "--trusted", &ca2, "--at", at, "a.xml"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // not through another CA
+    let o = vtdx(d.path(), &["verify", "--trusted", &key("same-subj-cert1.pem"), "--at", at, "a.xml"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("does not chain to a trust anchor"), "{}", stderr(&o));
+    // before it is valid
+    let o = vtdx(d.path(), &["verify", "--trusted", &ca2, "--at", "2025-01-01T00:00:00Z", "a.xml"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("is not valid before"), "{}", stderr(&o));
+    // revoked by the CA's CRL
+    let o = vtdx(d.path(), &["verify", "--trusted", &ca2, "--crl", &crl, "--at", at, "b.xml"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("is revoked"), "{}", stderr(&o));
+    let o = vtdx(d.path(), &["verify", "--trusted", &ca2, "--crl", &crl, "--at", at, "a.xml"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // --crl needs --trusted
+    let o = vtdx(d.path(), &["verify", "--cert", &key("rsa/rsa-4096-cert.pem"), "--crl", &crl, "a.xml"]);
+    assert_eq!(code(&o), 2);
+}

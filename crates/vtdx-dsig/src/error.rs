@@ -215,6 +215,76 @@ pub enum ErrorKind {
     #[error("a comment splits signed text: the signed value and the text an application reads may differ")]
     CommentInSignedText,
 
+    // ---- certificate path validation (RFC 5280 §6) --------------------------------
+    /// No chain from the certificate to one of the caller's trust anchors
+    /// (no issuer among the anchors and intermediates).
+    #[error("certificate `{0}` does not chain to a trust anchor")]
+    UntrustedCertificate(String),
+    /// A certificate of the chain is past its `notAfter` at the validation time (RFC 5280 §4.1.2.5).
+    #[error("certificate `{subject}` expired at {not_after}")]
+    CertificateExpired {
+        /// The certificate's subject.
+        subject: String,
+        /// Its notAfter.
+        not_after: String,
+    },
+    /// A certificate of the chain is before its `notBefore` at the validation time (RFC 5280 §4.1.2.5).
+    #[error("certificate `{subject}` is not valid before {not_before}")]
+    CertificateNotYetValid {
+        /// The certificate's subject.
+        subject: String,
+        /// Its notBefore.
+        not_before: String,
+    },
+    /// A caller-supplied CRL of its issuer lists the certificate (RFC 5280 §5.3).
+    #[error("certificate `{subject}` (serial {serial}) is revoked")]
+    CertificateRevoked {
+        /// The certificate's subject.
+        subject: String,
+        /// Its serial number, decimal.
+        serial: String,
+    },
+    /// The certificate's signature does not verify under the public key of an
+    /// issuer of the right name.
+    #[error("the signature of certificate `{0}` does not verify under its issuer's key")]
+    CertificateSignature(String),
+    /// An issuing certificate is not a CA (`basicConstraints` `cA` missing or FALSE, RFC 5280 §4.2.1.9).
+    #[error("certificate `{0}` issues certificates but is not a CA")]
+    NotACertificateAuthority(String),
+    /// A CA's `pathLenConstraint` is exceeded (RFC 5280 §4.2.1.9).
+    #[error("the path length constraint of `{subject}` is exceeded")]
+    CertificatePathLen {
+        /// The CA's subject.
+        subject: String,
+    },
+    /// `keyUsage` does not allow the use (RFC 5280 §4.2.1.3).
+    #[error("the key usage of certificate `{subject}` does not allow {needed}")]
+    CertificateKeyUsage {
+        /// The certificate's subject.
+        subject: String,
+        /// The usage needed (`keyCertSign`, `digitalSignature`).
+        needed: &'static str,
+    },
+    /// A critical extension path validation does not process (RFC 5280 §4.2).
+    #[error("certificate `{subject}` has a critical extension {oid} that is not processed")]
+    UnhandledCriticalExtension {
+        /// The certificate's subject.
+        subject: String,
+        /// The extension's OID.
+        oid: String,
+    },
+    /// A caller-supplied CRL of an issuer in the chain is past its `nextUpdate` (stale revocation data).
+    #[error("the CRL of `{issuer}` is out of date (next update {next_update})")]
+    CrlExpired {
+        /// The CRL issuer.
+        issuer: String,
+        /// Its nextUpdate.
+        next_update: String,
+    },
+    /// The chain would be longer than [`crate::TrustStore::max_chain_len`].
+    #[error("certificate chain longer than {0}")]
+    CertificateChainTooLong(usize),
+
     // ---- signing ----------------------------------------------------------------
     /// The signing key cannot make signatures of this algorithm (an RSA key
     /// for ECDSA, ECDSA-SHA-384 with a P-256 key...).

@@ -264,6 +264,11 @@ impl Certificate {
         self.aki.as_deref()
     }
 
+    /// The subject Name for messages: `CN=..., O=...` (RFC 4514 order: least significant first).
+    pub fn subject_display(&self) -> String {
+        self.subject_rdns.iter().rev().map(|(t, v)| format!("{t}={v}")).collect::<Vec<_>>().join(", ")
+    }
+
     pub(crate) fn subject_matches(&self, dn: &str) -> bool {
         dn_matches(&self.subject_rdns, dn)
     }
@@ -499,12 +504,12 @@ fn dn_matches(rdns: &[(String, String)], dn: &str) -> bool {
     want == parsed
 }
 
-fn strip_zeros(v: &[u8]) -> &[u8] {
+pub(crate) fn strip_zeros(v: &[u8]) -> &[u8] {
     let i = v.iter().position(|&b| b != 0).unwrap_or(v.len());
     &v[i..]
 }
 
-fn to_decimal(be: &[u8]) -> String {
+pub(crate) fn to_decimal(be: &[u8]) -> String {
     let mut n: Vec<u32> = be.iter().map(|&b| b as u32).collect();
     let mut digits = Vec::new();
     while n.iter().any(|&d| d != 0) {
@@ -524,7 +529,7 @@ fn to_decimal(be: &[u8]) -> String {
 }
 
 /// One DER TLV with a short- or long-form length: (tag, content, rest).
-fn tlv(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+pub(crate) fn tlv(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
     let (&tag, rest) = input.split_first()?;
     let (&l0, mut rest) = rest.split_first()?;
     let len = if l0 < 0x80 {

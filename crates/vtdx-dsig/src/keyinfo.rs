@@ -233,3 +233,21 @@ pub(crate) fn select(
 }
 
 use std::io::Write as _;
+
+/// The certificates `KeyInfo` carries (`X509Certificate`, and BinarySecurityTokens
+/// a SecurityTokenReference names), at most `max`, for path validation:
+/// never keys by themselves.
+pub(crate) fn message_certificates(key_info: Option<Node<'_>>, ids: &IdIndex<'_>, max: usize) -> Result<Vec<Certificate>, Error> {
+    let Some(ki) = key_info else { return Ok(Vec::new()) };
+    let mut out: Vec<Certificate> = Vec::new();
+    for s in selectors(ki, ids)? {
+        if let Selector::Cert(der) = s {
+            if out.len() < max && !out.iter().any(|c| c.der() == der.as_slice()) {
+                if let Ok(c) = Certificate::from_der(&der) {
+                    out.push(c);
+                }
+            }
+        }
+    }
+    Ok(out)
+}

@@ -54,6 +54,7 @@ mod reference;
 mod sign;
 mod signature;
 pub mod time;
+mod trust;
 mod verify;
 pub mod wss;
 
@@ -63,5 +64,6 @@ pub use crypto::{AwsLcProvider, CryptoProvider, DigestContext};
 pub use error::{Error, ErrorKind};
 pub use key::{Certificate, Curve, KeyMaterial, VerifyingKey};
 pub use sign::{select_elements, SignConfig, Signer, SigningKey, WssOptions};
+pub use trust::{Crl, TrustStore};
 pub use verify::{KeyProvider, Verified, VerifiedReference, VerifiedSignature, Verifier};
 pub use wss::{InMemoryReplayCache, ReplayCache, SoapMessage, SoapVersion, UsernameTokenInfo, UsernameTokenValidator};

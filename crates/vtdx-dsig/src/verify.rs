@@ -8,10 +8,11 @@ use vtdx_core::{Document, Node, NodeKind};
 use crate::alg::{DigestAlgorithm, SignatureAlgorithm};
 use crate::config::VerifyConfig;
 use crate::error::{Error, ErrorKind};
-use crate::key::{KeyMaterial, VerifyingKey};
+use crate::key::{Certificate, KeyMaterial, VerifyingKey};
 use crate::keyinfo;
 use crate::reference::{self, Coverage, IdIndex};
 use crate::signature::{self, is_ds};
+use crate::trust::TrustStore;
 use crate::wss::SoapMessage;
 
 /// Where the verifying keys come from: always the caller. A `KeyInfo` in the
@@ -47,11 +48,15 @@ impl KeyProvider for [VerifyingKey] {
 pub struct Verifier {
     config: VerifyConfig,
     keys: Box<dyn KeyProvider>,
+    trust: Option<TrustStore>,
 }
+
+/// The most certificates of one `KeyInfo` considered for path validation.
+const MAX_MESSAGE_CERTIFICATES: usize = 16;
 
 impl std::fmt::Debug for Verifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Verifier").field("config", &self.config).field("keys", &self.keys.keys()).finish()
+        f.debug_struct("Verifier").field("config", &self.config).field("keys", &self.keys.keys()).field("trust", &self.trust).finish()
     }
 }
 
@@ -141,6 +146,7 @@ pub struct VerifiedSignature<'d> {
     signature: Node<'d>,
     method: SignatureAlgorithm,
     key: usize,
+    chain: Option<Vec<Certificate>>,
     references: Vec<VerifiedReference<'d>>,
 }
 
@@ -153,9 +159,17 @@ impl<'d> VerifiedSignature<'d> {
     pub fn method(&self) -> SignatureAlgorithm {
         self.method
     }
-    /// Index, among the caller's keys, of the key that verified it.
+    /// Index, among the caller's keys, of the key that verified it; the
+    /// number of the caller's keys (one past the last) when it was a
+    /// certificate validated through the [`TrustStore`] (see
+    /// [`VerifiedSignature::certificate_chain`]).
     pub fn key_index(&self) -> usize {
         self.key
+    }
+    /// The validated chain (leaf first, anchor last) when the key was a
+    /// certificate validated through the [`TrustStore`].
+    pub fn certificate_chain(&self) -> Option<&[Certificate]> {
+        self.chain.as_deref()
     }
     /// The References, in SignedInfo order.
     pub fn references(&self) -> &[VerifiedReference<'d>] {
@@ -221,7 +235,16 @@ impl<'d> Verified<'d> {
 impl Verifier {
     /// A verifier with `config` and the caller's keys.
     pub fn new(config: VerifyConfig, keys: impl KeyProvider + 'static) -> Verifier {
-        Verifier { config, keys: Box::new(keys) }
+        Verifier { config, keys: Box::new(keys), trust: None }
+    }
+
+    /// Adds trust anchors: a certificate carried in a message's `KeyInfo` may
+    /// then verify a signature, once a chain from it to an anchor validates
+    /// (see [`TrustStore`]); the caller's own keys are used as before.
+    /// `keys` may be empty.
+    pub fn with_trust_store(mut self, store: TrustStore) -> Verifier {
+        self.trust = Some(store);
+        self
     }
 
     /// The configuration.
@@ -292,8 +315,22 @@ impl Verifier {
         let cfg = &self.config;
         let provider = &*cfg.provider;
         let sig = signature::parse(node, cfg)?;
-        let keys = self.keys.keys();
+        let caller = self.keys.keys();
         let method_at = sig.method_node.range().start;
+        // with a trust store: the message's certificates (and the caller's
+        // intermediates) become candidates, usable only once their chain validates
+        let mut with_certs: Vec<VerifyingKey> = Vec::new();
+        let mut message_certs: Vec<Certificate> = Vec::new();
+        if let Some(t) = &self.trust {
+            message_certs = keyinfo::message_certificates(sig.key_info, ids, MAX_MESSAGE_CERTIFICATES)?;
+            with_certs = caller.to_vec();
+            for c in message_certs.iter().chain(t.intermediate_certs()) {
+                if !with_certs.iter().any(|k| k.certificate().is_some_and(|x| x.der() == c.der())) {
+                    with_certs.push(VerifyingKey::from_certificate(c.clone()));
+                }
+            }
+        }
+        let keys: &[VerifyingKey] = if self.trust.is_some() { &with_certs } else { caller };
 
         // 1. the caller's keys KeyInfo selects, of the type the method needs, strong enough
         let selected = keyinfo::select(sig.key_info, keys, provider, ids)?;
@@ -329,6 +366,16 @@ impl Verifier {
         let Some(key) = used else {
             return Err(Error::at(last_err, sig.node.range().start));
         };
+        let mut chain = None;
+        if let Some(t) = &self.trust {
+            let from_store = key >= caller.len();
+            if let Some(cert) = keys[key].certificate().filter(|_| from_store || t.validates_caller_keys()) {
+                let now = t.time().unwrap_or_else(|| cfg.now());
+                let at = sig.key_info.map_or(sig.node.range().start, |k| k.range().start);
+                chain = Some(t.validate(cert, &message_certs, now, cfg.min_rsa_bits).map_err(|e| e.or_at(at))?);
+            }
+        }
+        let key = key.min(caller.len());
 
         // 3. each Reference: dereference, transform, stream into the digest, compare
         let mut refs = Vec::with_capacity(sig.references.len());
@@ -351,7 +398,7 @@ impl Verifier {
                 coverage,
             });
         }
-        Ok(VerifiedSignature { signature: sig.node, method: sig.method, key, references: refs })
+        Ok(VerifiedSignature { signature: sig.node, method: sig.method, key, chain, references: refs })
     }
 }
 

@@ -8,12 +8,16 @@
 //!
 //! * `--pubkey-*`, `--pubkey-cert-*`, `--privkey-*` (the public half) and
 //!   `--hmackey`, with the `:Name` suffix as the key's name;
-//! * `--trusted-*` (and `--untrusted-*`): the trusted certificates plus every
-//!   certificate of the corpus issued under them (issuer name = subject name,
-//!   and authority key id = subject key id where both are present), standing
-//!   for the certificates an application would have validated against its
-//!   trust store. Path validation itself (validity dates, revocation) is not
-//!   done by vtdx-dsig: rows that test it are listed;
+//! * `--trusted-*`, `--untrusted-*`, `--crl-*`, `--verification-gmt-time`,
+//!   `--verify-keys`: a [`TrustStore`] with those anchors, intermediates, CRLs
+//!   and validation time; the certificate in the message (or the untrusted
+//!   certificate its X509Data names) is used only once its chain validates;
+//! * rows that ask xmlsec1 to skip validation (`--insecure`,
+//!   `--X509-skip-time-checks`), which vtdx does not offer: the trusted
+//!   certificates plus every certificate of the corpus issued under them
+//!   (issuer name = subject name, and authority key id = subject key id
+//!   where both are present), standing for certificates the application
+//!   accepted by its own means;
 //! * rows where xmlsec takes the key from the message (`key-value`,
 //!   `der-encoded-key-value` enabled and no key given): the keyring of every
 //!   public key and certificate in the corpus, among which the message's
@@ -23,7 +27,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use vtdx_core::{Document, ErrorKind as ParseErrorKind, ExternalPolicy, ParseOptions};
-use vtdx_dsig::{Certificate, Verifier, VerifyConfig, VerifyingKey};
+use vtdx_dsig::{Certificate, Crl, TrustStore, Verifier, VerifyConfig, VerifyingKey};
 
 #[path = "../../../conformance/src/expected.rs"]
 mod expected;
@@ -152,8 +156,8 @@ fn rows(root: &Path) -> Vec<Row> {
     out
 }
 
-/// The caller's keys for a row, from its xmlsec1 arguments.
-fn keys_for(row: &Row, root: &Path, ring: &Keyring) -> Vec<VerifyingKey> {
+/// The caller's keys and trust store for a row, from its xmlsec1 arguments.
+fn keys_for(row: &Row, root: &Path, ring: &Keyring) -> (Vec<VerifyingKey>, Option<TrustStore>) {
     let args = row
         .args
         .replace("$cert_format", "pem")
@@ -178,6 +182,9 @@ fn keys_for(row: &Row, root: &Path, ring: &Keyring) -> Vec<VerifyingKey> {
     let mut keys = Vec::new();
     let (mut trusted, mut untrusted) = (Vec::new(), Vec::new());
     let mut key_from_message = false;
+    let mut crls = Vec::new();
+    let mut time = None;
+    let (mut verify_keys, mut skip_validation) = (false, false);
     let toks: Vec<&str> = args.split_whitespace().collect();
     let mut i = 0;
     while i < toks.len() {
@@ -222,24 +229,44 @@ fn keys_for(row: &Row, root: &Path, ring: &Keyring) -> Vec<VerifyingKey> {
                 key_from_message |= value.split(',').any(|k| k == "key-value" || k == "der-encoded-key-value");
                 i += 2;
             }
-            "--verification-gmt-time"
-            | "--crl-pem"
-            | "--crl-der"
-            | "--enabled-reference-uris"
-            | "--enabled-retrieval-method-uris"
-            | "--hmac-min-out-len"
-            | "--pwd"
-            | "--keys-file" => i += 2,
+            "--crl-pem" | "--crl-der" => {
+                let path = resolve(value);
+                crls.push(Crl::from_pem_or_der(&std::fs::read(&path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display())));
+                i += 2;
+            }
+            "--verification-gmt-time" => {
+                // `2019-01-01+00:00:00`
+                time = Some(vtdx_dsig::time::parse_rfc3339(&format!("{}Z", value.replacen('+', "T", 1))).expect("verification time"));
+                i += 2;
+            }
+            "--verify-keys" => {
+                verify_keys = true;
+                i += 1;
+            }
+            "--insecure" | "--X509-skip-time-checks" => {
+                skip_validation = true;
+                i += 1;
+            }
+            "--enabled-reference-uris" | "--enabled-retrieval-method-uris" | "--hmac-min-out-len" | "--pwd" | "--keys-file" => i += 2,
             _ => i += 1,
         }
     }
-    if !trusted.is_empty() {
-        keys.extend(ring.issued_under(&trusted, &untrusted).into_iter().map(VerifyingKey::from_certificate));
+    let mut store = None;
+    if skip_validation {
+        if !trusted.is_empty() {
+            keys.extend(ring.issued_under(&trusted, &untrusted).into_iter().map(VerifyingKey::from_certificate));
+        }
+    } else if !trusted.is_empty() || verify_keys {
+        let mut t = TrustStore::new(trusted).intermediates(untrusted).crls(crls).validate_caller_keys(verify_keys);
+        if let Some(time) = time {
+            t = t.at(time);
+        }
+        store = Some(t);
     }
     if keys.is_empty() && key_from_message {
         keys.extend(ring.keys.iter().cloned());
     }
-    keys
+    (keys, store)
 }
 
 fn parse(bytes: &[u8]) -> Result<Document<'_>, String> {
@@ -273,10 +300,13 @@ fn xmlsec_manifest() {
             outcomes.push((row.id.clone(), Some("the vector is not in the corpus".into())));
             continue;
         };
-        let keys = keys_for(row, &root, &ring);
+        let (keys, store) = keys_for(row, &root, &ring);
         let started = std::time::Instant::now();
         let result: Result<usize, String> = parse(&bytes).and_then(|doc| {
-            let v = Verifier::new(config.clone(), keys);
+            let mut v = Verifier::new(config.clone(), keys);
+            if let Some(t) = store {
+                v = v.with_trust_store(t);
+            }
             v.verify(&doc).map(|ok| ok.signatures().len()).map_err(|e| format!("{:?}: {}", e.kind(), e.display_with(doc.text())))
         });
         assert!(started.elapsed().as_secs() < 5, "{} took {:?}", row.id, started.elapsed());

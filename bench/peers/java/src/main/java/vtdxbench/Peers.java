@@ -32,7 +32,8 @@ import org.xml.sax.SAXParseException;
 
 /**
  * The JVM peers of the side-by-side harness (bench/run): VTD-XML (normal and buffer-reuse mode) and
- * Xerces-J DOM (deferred and full node expansion), as in the seed's Table 1.
+ * Xerces-J DOM (deferred and full node expansion), as in the seed's Table 1; for the dsig workload
+ * Apache Santuario ({@link Dsig}).
  *
  * <p>Same command line and JSON lines as every peer (bench/src/harness.rs is the reference), plus
  * {@code --workload-warmup-ms}: before the first measurement the JIT is warmed up by running the
@@ -376,6 +377,11 @@ public final class Peers {
                 else l.put("version", org.apache.xerces.impl.Version.getVersion().replace("Xerces-J ", "")).put("xpath", xp);
                 l.emit();
             }
+            Dsig.versions();
+            return;
+        }
+        if (workload.equals("dsig")) { // Apache Santuario: Dsig.java
+            Dsig.run(files);
             return;
         }
         List<byte[]> docs = new ArrayList<>();
