@@ -256,17 +256,18 @@ fn mask16_sse2(s: &[u8; 16], a: u8, b: u8, c: u8) -> u32 {
     _mm_movemask_epi8(m) as u32
 }
 
-/// `input::find_disallowed` compiled for AVX2 (32-byte vectors).
+/// `input::check_generic` (the UTF-8 and `Char` check) compiled for AVX2 (32-byte
+/// vectors).
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
-pub(crate) fn find_disallowed_avx2(s: &[u8]) -> Option<(usize, u32)> {
+pub(crate) fn check_avx2(s: &[u8]) -> Result<(), (crate::error::ErrorKind, usize)> {
     #[target_feature(enable = "avx2")]
-    fn inner(s: &[u8]) -> Option<(usize, u32)> {
-        crate::input::find_disallowed_generic(s)
+    fn inner(s: &[u8]) -> Result<(), (crate::error::ErrorKind, usize)> {
+        crate::input::check_generic(s)
     }
     debug_assert!(std::arch::is_x86_feature_detected!("avx2"));
-    // SAFETY: the only caller (`input::find_disallowed`) has checked at run time that
-    // the CPU supports AVX2, the one requirement of a `target_feature` function; the
-    // function itself is safe code.
+    // SAFETY: the only caller (`input::check`) has checked at run time that the CPU
+    // supports AVX2, the one requirement of a `target_feature` function; the function
+    // itself is safe code.
     unsafe { inner(s) }
 }

@@ -14,7 +14,7 @@ use crate::index::*;
 use crate::input::{self, SourceEncoding};
 use crate::names::{Names, Sym};
 use crate::options::ParseOptions;
-use crate::parser::{Parser, XmlDecl};
+use crate::parser::{DeclSpans, Parser, XmlDecl};
 
 mod node;
 
@@ -61,7 +61,9 @@ pub struct Document<'a> {
     pub(crate) tape: Vec<u32>,
     pub(crate) names: std::sync::Arc<Names>,
     pub(crate) dtd: Option<Box<Dtd>>,
-    pub(crate) decl: Option<XmlDecl>,
+    pub(crate) decl: Option<DeclSpans>,
+    /// `decl` read, on the first call of [`Document::xml_declaration`].
+    pub(crate) decl_read: std::sync::OnceLock<Box<XmlDecl>>,
     pub(crate) encoding: SourceEncoding,
     /// The record of the document element.
     pub(crate) root: u32,
@@ -107,7 +109,8 @@ impl fmt::Debug for Document<'_> {
 
 thread_local! {
     /// The parser `Document::parse` uses on this thread (default options).
-    static THREAD_PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
+    /// Boxed, so taking it out and putting it back moves a pointer.
+    static THREAD_PARSER: std::cell::RefCell<Option<Box<Parser>>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Runs `f` with this thread's default-options parser, taken out of its slot for
@@ -212,7 +215,8 @@ impl<'a> Document<'a> {
 
     /// The XML declaration, if the document has one.
     pub fn xml_declaration(&self) -> Option<&XmlDecl> {
-        self.decl.as_ref()
+        let d = self.decl.as_ref()?;
+        Some(self.decl_read.get_or_init(|| Box::new(d.to_decl(self.text()))))
     }
 
     /// The document type declaration, if any.

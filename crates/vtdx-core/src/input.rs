@@ -149,8 +149,15 @@ fn detect(input: &[u8]) -> Result<Family, Error> {
 /// with the index of its first unit. `at(i)` is the i-th unit (byte or UTF-16 code
 /// unit) as ASCII (0xFF if not ASCII), `None` past the end. `None` when there is no
 /// declaration or encoding, or either is malformed (left for the parser to report),
-/// including a label that is not an \[81\] EncName.
+/// including a label that is not an \[81\] EncName. [`declared_label_range`] gives
+/// where the label is instead, without making a string of it.
 fn declared_label(at: impl Fn(usize) -> Option<u8>) -> Option<(String, usize)> {
+    let (start, end) = declared_label_range(&at)?;
+    Some(((start..end).filter_map(&at).map(char::from).collect(), start))
+}
+
+/// The units `start..end` of the label [`declared_label`] reads.
+fn declared_label_range(at: impl Fn(usize) -> Option<u8>) -> Option<(usize, usize)> {
     let literal = |i: usize, s: &[u8]| s.iter().enumerate().all(|(k, &c)| at(i + k) == Some(c));
     let skip_ws = |mut i: usize| {
         while matches!(at(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
@@ -175,15 +182,15 @@ fn declared_label(at: impl Fn(usize) -> Option<u8>) -> Option<(String, usize)> {
         return None;
     }
     let (q, start) = eq_quote(i + 8)?;
-    let mut label = String::new();
-    while let Some(c) = at(start + label.len()).filter(|&c| c != q) {
-        let ok = c.is_ascii_alphabetic() || (!label.is_empty() && (c.is_ascii_digit() || matches!(c, b'.' | b'_' | b'-')));
-        if !ok || label.len() >= 128 {
+    let mut end = start;
+    while let Some(c) = at(end).filter(|&c| c != q) {
+        let ok = c.is_ascii_alphabetic() || (end > start && (c.is_ascii_digit() || matches!(c, b'.' | b'_' | b'-')));
+        if !ok || end - start >= 128 {
             return None;
         }
-        label.push(c as char);
+        end += 1;
     }
-    (at(start + label.len()) == Some(q) && !label.is_empty()).then_some((label, start))
+    (at(end) == Some(q) && end > start).then_some((start, end))
 }
 
 /// Detects the encoding (BOM, then the XML declaration's `encoding` pseudo-attribute, per XML 1.0
@@ -203,8 +210,9 @@ pub(crate) fn decode_deferring(input: &[u8], defer: bool) -> Result<(Decoded<'_>
     match detect(input)? {
         Family::Utf8Bom => {
             let text = &input[3..];
-            match declared_label(|i| text.get(i).copied()) {
-                Some((label, pos)) if !label.eq_ignore_ascii_case("UTF-8") => {
+            match declared_label_range(|i| text.get(i).copied()) {
+                Some((pos, end)) if !text[pos..end].eq_ignore_ascii_case(b"UTF-8") => {
+                    let label = String::from_utf8_lossy(&text[pos..end]);
                     let detail = format!("encoding declaration `{label}` contradicts the UTF-8 byte-order mark");
                     Err(error_in(ErrorKind::Encoding { detail }, 3 + pos, text, pos))
                 }
@@ -212,11 +220,30 @@ pub(crate) fn decode_deferring(input: &[u8], defer: bool) -> Result<(Decoded<'_>
             }
         }
         Family::Utf16 { le, bom } => Ok((decode_utf16(input, le, bom)?, false)),
-        Family::Ascii => match declared_label(|i| input.get(i).copied()) {
+        Family::Ascii if common_utf8_declaration(input) => utf8(input, 0, SourceEncoding::Utf8 { bom: false }),
+        Family::Ascii => match declared_label_range(|i| input.get(i).copied()) {
             None => utf8(input, 0, SourceEncoding::Utf8 { bom: false }),
-            Some((label, pos)) => decode_ascii_compatible(input, label, pos, defer),
+            // the common declaration: no label to keep
+            Some((pos, end)) if input[pos..end].eq_ignore_ascii_case(b"UTF-8") => utf8(input, 0, SourceEncoding::Utf8 { bom: false }),
+            Some((pos, end)) => decode_ascii_compatible(input, String::from_utf8_lossy(&input[pos..end]).into_owned(), pos, defer),
         },
     }
+}
+
+/// The input starts with the usual declaration, `<?xml version="1.0"
+/// encoding="UTF-8"` (either quote, the label in any case): what
+/// [`declared_label_range`] reads as the label `UTF-8`, in a few compares.
+pub(crate) fn common_utf8_declaration(input: &[u8]) -> bool {
+    let Some(h) = input.get(..36) else { return false };
+    let q = h[14];
+    h.starts_with(b"<?xml version=")
+        && (q == b'"' || q == b'\'')
+        && &h[15..18] == b"1.0"
+        && h[18] == q
+        && &h[19..29] == b" encoding="
+        && h[29] == q
+        && h[30..35].eq_ignore_ascii_case(b"UTF-8")
+        && h[35] == q
 }
 
 /// UTF-8 text (`bom_len` bytes into the input): validated in place (unless `defer`)
@@ -364,11 +391,30 @@ const BLOCK: usize = 64 * 1024;
 /// Bytes OR-reduced into one flag by the vectorized scan.
 const CHUNK: usize = 64;
 
-/// The first problem in `text`: invalid UTF-8 or a character outside `Char`.
+/// The first problem in `text`: invalid UTF-8 or a character outside `Char`. On
+/// x86-64 CPUs with AVX2 (detected once at run time) [`check_generic`] runs compiled
+/// for AVX2.
 fn check(text: &[u8]) -> Result<(), (ErrorKind, usize)> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return crate::chars::check_avx2(text);
+        }
+    }
+    check_generic(text)
+}
+
+/// [`check`] for whichever target features the caller is compiled with. First one
+/// pass over the ASCII text every document starts with, flagging per chunk a byte
+/// above 0x7F or a disallowed control ([`ascii_prefix`]): an ASCII document is done
+/// there (one pass instead of the UTF-8 validation and the `Char` scan). From the
+/// first flagged chunk on (a character boundary: only ASCII precedes it), blocks go
+/// through UTF-8 validation and [`find_disallowed_generic`].
+#[inline(always)]
+pub(crate) fn check_generic(text: &[u8]) -> Result<(), (ErrorKind, usize)> {
     let n = text.len();
     let continuation = |p: usize| p < n && text[p] & 0xC0 == 0x80;
-    let mut start = 0;
+    let mut start = ascii_prefix(text);
     while start < n {
         // end the block on a character boundary (at most 3 bytes back in valid UTF-8)
         let mut end = (start + BLOCK).min(n);
@@ -382,7 +428,7 @@ fn check(text: &[u8]) -> Result<(), (ErrorKind, usize)> {
             let rest = simdutf8::compat::from_utf8(&text[start..]);
             rest.map_or_else(|e| start + e.valid_up_to(), |_| n)
         };
-        if let Some((p, code_point)) = find_disallowed(&text[start..valid_end]) {
+        if let Some((p, code_point)) = find_disallowed_generic(&text[start..valid_end]) {
             return Err((ErrorKind::InvalidChar { code_point }, start + p));
         }
         if !block_ok {
@@ -391,6 +437,46 @@ fn check(text: &[u8]) -> Result<(), (ErrorKind, usize)> {
         start = end;
     }
     Ok(())
+}
+
+/// The offset of the first chunk of [`CHUNK`] bytes (the tail padded with spaces)
+/// that holds a byte above 0x7F or a control other than tab, LF and CR, or the
+/// length of `text` when there is none: `text[..offset]` is ASCII made of `Char`s.
+/// One OR-reduced flag per chunk, which LLVM vectorizes.
+#[inline(always)]
+fn ascii_prefix(s: &[u8]) -> usize {
+    let flag = |w: &[u8; CHUNK]| {
+        let mut m = 0u8;
+        for &a in w {
+            m |= (a & 0x80) | control(a) as u8;
+        }
+        m != 0
+    };
+    let n = s.len();
+    let mut i = 0;
+    while i + CHUNK <= n {
+        let Ok(w) = <&[u8; CHUNK]>::try_from(&s[i..i + CHUNK]) else { break };
+        if flag(w) {
+            return i;
+        }
+        i += CHUNK;
+    }
+    if i < n {
+        // the tail: the last whole chunk again when there is one (its first bytes
+        // passed already), else the tail padded with spaces
+        let flagged = match s.get(n.wrapping_sub(CHUNK)..).and_then(|w| <&[u8; CHUNK]>::try_from(w).ok()) {
+            Some(w) => flag(w),
+            None => {
+                let mut pad = [b' '; CHUNK];
+                pad[..n - i].copy_from_slice(&s[i..]);
+                flag(&pad)
+            }
+        };
+        if flagged {
+            return i;
+        }
+    }
+    n
 }
 
 /// `a` (followed by `b`, `c`) starts a disallowed character: a C0 control other
@@ -412,17 +498,8 @@ fn control(a: u8) -> bool {
 /// that LLVM vectorizes; the exact test only for flagged chunks (0xEF also starts
 /// U+F000..U+FFFD, e.g. the fullwidth forms of CJK text). The tail is flagged as a
 /// chunk padded with spaces. On x86-64 with AVX2 (detected once at run time) the
-/// same code runs compiled for 32-byte vectors: about half the instructions.
-fn find_disallowed(s: &[u8]) -> Option<(usize, u32)> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return crate::chars::find_disallowed_avx2(s);
-        }
-    }
-    find_disallowed_generic(s)
-}
-
+/// same code runs compiled for 32-byte vectors, as part of [`check`]: about half
+/// the instructions.
 #[inline(always)]
 pub(crate) fn find_disallowed_generic(s: &[u8]) -> Option<(usize, u32)> {
     let n = s.len();
@@ -492,6 +569,29 @@ mod tests {
     fn err_at(text: &[u8]) -> (ErrorKind, u64) {
         let e = validate_utf8_chars(text).unwrap_err();
         (e.kind().clone(), e.offset())
+    }
+
+    #[test]
+    fn common_declaration_reads_as_the_general_reader_does() {
+        for d in [
+            &b"<?xml version=\"1.0\" encoding=\"UTF-8\"?><a/>"[..],
+            b"<?xml version='1.0' encoding='utf-8'?><a/>",
+            b"<?xml version='1.0' encoding=\"utf-8\"?><a/>",
+            b"<?xml version=\"1.0' encoding=\"utf-8\"?><a/>",
+            b"<?xml version=\"1.0\" encoding=\"UTF-8'?><a/>",
+            b"<?xml version=\"1.0\" encoding=\"UTF-88\"?><a/>",
+            b"<?xml version=\"1.1\" encoding=\"UTF-8\"?><a/>",
+            b"<?xml version=\"1.0\"  encoding=\"UTF-8\"?><a/>",
+            b"<?xml version=\"1.0\" encoding=\"UTF-8\"",
+            b"<?xml version=\"1.0\" encoding=\"UTF-8",
+        ] {
+            let general = declared_label_range(|i| d.get(i).copied()).is_some_and(|(s, e)| d[s..e].eq_ignore_ascii_case(b"UTF-8"));
+            let fast = common_utf8_declaration(d);
+            assert!(!fast || general, "{}", String::from_utf8_lossy(d));
+            // a declaration it does not take goes to the general reader
+            assert!(fast || !d.starts_with(b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>"));
+            assert!(fast || !d.starts_with(b"<?xml version='1.0' encoding='utf-8'?>"));
+        }
     }
 
     #[test]
@@ -646,9 +746,10 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 4000, ..Default::default() })]
-        /// Both compilations of the Char scan (generic and, on this machine's CPU, the
-        /// dispatched one) find what a character-by-character reading finds, at any length
-        /// and position (whole chunks and the padded tail).
+        /// The Char scan, and both compilations of the whole check (generic and, on
+        /// this machine's CPU, the dispatched one, with its ASCII prefix), find what a
+        /// character-by-character reading finds, at any length and position (whole
+        /// chunks and the padded tail).
         #[test]
         fn char_scan_agrees_with_a_plain_reading(chars in proptest::collection::vec(proptest::sample::select(vec![
             'a', 'a', 'a', 'a', 'a', 'a', ' ', '\n', '\t', '\r', '<', '\u{0}', '\u{1}', '\u{B}', '\u{1F}', '\u{7F}', '\u{E9}', '\u{FF01}',
@@ -659,7 +760,9 @@ mod tests {
             text.extend(chars.iter());
             let want = text.char_indices().find(|&(_, c)| !crate::chars::is_xml_char(c as u32)).map(|(i, c)| (i, c as u32));
             proptest::prop_assert_eq!(find_disallowed_generic(text.as_bytes()), want);
-            proptest::prop_assert_eq!(find_disallowed(text.as_bytes()), want);
+            let want = want.map(|(i, code_point)| (ErrorKind::InvalidChar { code_point }, i));
+            proptest::prop_assert_eq!(check_generic(text.as_bytes()).err(), want.clone());
+            proptest::prop_assert_eq!(check(text.as_bytes()).err(), want);
         }
     }
 

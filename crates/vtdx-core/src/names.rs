@@ -121,6 +121,10 @@ u32_id!(Sym);
 const _: () = assert!(std::mem::size_of::<Sym>() == 4 && std::mem::size_of::<NsId>() == 4 && std::mem::size_of::<QNameId>() == 4);
 
 pub(crate) const MAX_SYMS: u32 = 1 << 27;
+/// The qualified name `xml` (the reserved prefix), interned first in every table.
+pub(crate) const Q_XML: QNameId = QNameId(0);
+/// The qualified name `xmlns`, interned second in every table.
+pub(crate) const Q_XMLNS: QNameId = QNameId(1);
 pub(crate) const NO_PREFIX: QNameId = QNameId(u32::MAX);
 /// No namespace seen yet (`QNameInfo::last_ns` of a new name).
 const NS_UNSET: NsId = NsId(u32::MAX);
@@ -280,6 +284,9 @@ impl Names {
         for u in ["", XML_NAMESPACE, XMLNS_NAMESPACE] {
             self.intern_ns(u);
         }
+        // the reserved prefixes every parse tests names against, at fixed ids
+        let reserved = (self.intern_qname(b"xml"), self.intern_qname(b"xmlns"));
+        debug_assert_eq!(reserved, (Q_XML, Q_XMLNS));
     }
 
     /// Interns a namespace URI.

@@ -39,6 +39,35 @@ pub struct XmlDecl {
     pub span: std::ops::Range<usize>,
 }
 
+/// What the parser records of an XML declaration: where its values are in the
+/// text (the document makes an [`XmlDecl`] of them when asked), so a parse
+/// allocates nothing for it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DeclSpans {
+    /// `version`'s value.
+    pub version: std::ops::Range<u32>,
+    /// `encoding`'s value, if present.
+    pub encoding: Option<std::ops::Range<u32>>,
+    /// `standalone`, if present.
+    pub standalone: Option<bool>,
+    /// The offset after the declaration's `?>`.
+    pub end: u32,
+}
+
+impl DeclSpans {
+    /// The declaration as read from `text`, the text the spans describe.
+    pub(crate) fn to_decl(&self, text: &[u8]) -> XmlDecl {
+        let s =
+            |r: &std::ops::Range<u32>| String::from_utf8_lossy(text.get(r.start as usize..r.end as usize).unwrap_or_default()).into_owned();
+        XmlDecl {
+            version: s(&self.version),
+            encoding: self.encoding.as_ref().map(s),
+            standalone: self.standalone,
+            span: 0..self.end as usize,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct OpenElem {
     rec: u32,
@@ -124,7 +153,7 @@ struct Run<'p> {
     opts: &'p ParseOptions,
     st: &'p mut State,
     tape: Vec<u32>,
-    names: Names,
+    names: &'p mut Names,
     dtd: Option<Box<Dtd>>,
     budget: ExpansionBudget,
     ns_on: bool,
@@ -165,7 +194,7 @@ fn syntax(t: &[u8], at: usize, detail: String) -> Error {
 }
 
 impl Run<'_> {
-    fn document(&mut self, t: &[u8]) -> Result<(Option<XmlDecl>, u32), Error> {
+    fn document(&mut self, t: &[u8]) -> Result<(Option<DeclSpans>, u32), Error> {
         let mut pos = 0;
         let mut decl = None;
         if t.starts_with(b"<?xml") && t.get(5).is_some_and(|&b| is_ws(b) || b == b'?') {
@@ -231,10 +260,15 @@ impl Run<'_> {
         Ok((decl, root))
     }
 
-    fn xml_decl(&mut self, t: &[u8]) -> Result<(XmlDecl, usize), Error> {
+    fn xml_decl(&mut self, t: &[u8]) -> Result<(DeclSpans, usize), Error> {
+        // the usual declaration, `<?xml version="1.0" encoding="UTF-8"?>`, in a few compares
+        if crate::input::common_utf8_declaration(t) && t.get(36..38) == Some(b"?>") {
+            let d = DeclSpans { version: 15..18, encoding: Some(30..35), standalone: None, end: 38 };
+            return Ok((d, 38));
+        }
         let derr = |at: usize, detail: &str| err(ErrorKind::XmlDeclaration { detail: detail.to_string() }, t, at);
         let mut p = 5;
-        let mut d = XmlDecl::default();
+        let mut d = DeclSpans::default();
         let mut seen = 0u8; // 1 version, 2 encoding, 3 standalone
         loop {
             let ws = p;
@@ -270,7 +304,7 @@ impl Run<'_> {
                     if !(v.len() > 2 && v.starts_with(b"1.") && v[2..].iter().all(u8::is_ascii_digit)) {
                         return Err(derr(vs, &format!("version `{}` is not of the form `1.N`", snippet(v, 20))));
                     }
-                    d.version = String::from_utf8_lossy(v).into_owned();
+                    d.version = vs as u32..ve as u32;
                     seen = 1;
                 }
                 b"encoding" if seen == 1 => {
@@ -280,7 +314,7 @@ impl Run<'_> {
                     if !ok {
                         return Err(derr(vs, &format!("invalid encoding name `{}`", snippet(v, 40))));
                     }
-                    d.encoding = Some(String::from_utf8_lossy(v).into_owned());
+                    d.encoding = Some(vs as u32..ve as u32);
                     seen = 2;
                 }
                 b"standalone" if (1..3).contains(&seen) => {
@@ -303,7 +337,7 @@ impl Run<'_> {
         if seen == 0 {
             return Err(derr(5, "missing `version`"));
         }
-        d.span = 0..p;
+        d.end = p as u32;
         Ok((d, p))
     }
 
@@ -388,17 +422,31 @@ impl Run<'_> {
     /// all of `t` as content (an entity's replacement text).
     fn content(&mut self, t: &[u8], mut pos: usize, fragment: bool) -> Result<usize, Error> {
         let base = self.st.stack.len();
+        // the lean path has just stopped: no use calling it again before the general
+        // path has taken an item
+        let mut fast_stopped = false;
         if !fragment {
-            pos = self.start_tag(t, pos)?;
+            // the document element's start tag: on the lean path when its names are
+            // known (a reused parser), else on the general one
+            let before = self.tape.len();
+            if self.lean {
+                pos = self.content_fast(t, pos, base);
+                fast_stopped = true;
+            }
+            if self.tape.len() == before {
+                pos = self.start_tag(t, pos)?;
+                fast_stopped = false;
+            }
             if self.st.stack.len() == base {
                 return Ok(pos);
             }
         }
         loop {
             // the common items on the lean path; it stops where this loop must decide
-            if !fragment && self.lean {
+            if !fragment && self.lean && !fast_stopped {
                 pos = self.content_fast(t, pos, base);
             }
+            fast_stopped = false;
             // character data up to the next markup
             loop {
                 let Some(at) = crate::chars::find3(t, pos, b'<', b'&', b']') else {
@@ -490,7 +538,7 @@ impl Run<'_> {
 
     fn start_tag(&mut self, t: &[u8], pos: usize) -> Result<usize, Error> {
         let ns = pos + 1;
-        let (qid, ne) = match self.st.stack.last().and_then(|top| predict_name(&self.names, top, t, ns)) {
+        let (qid, ne) = match self.st.stack.last().and_then(|top| predict_name(self.names, top, t, ns)) {
             Some(p) => p,
             None => {
                 let ne = match scan_name(t, ns) {
@@ -505,7 +553,7 @@ impl Run<'_> {
             self.qname_check(t, qid, ns, ne)?;
         }
         // remember where this name appeared, for the next prediction
-        note_child(&mut self.st.stack, &mut self.names, qid);
+        note_child(&mut self.st.stack, self.names, qid);
         if self.st.stack.len() as u64 >= self.opts.limits.max_depth as u64 {
             return Err(err(
                 ErrorKind::LimitExceeded {
@@ -739,7 +787,7 @@ impl Run<'_> {
             } else {
                 self.names.intern_qname(local_of(&t[a.name_off as usize..a.name_end as usize]))
             };
-            if let Some(detail) = declaration_problem(&self.names, self.q_xml, self.q_xmlns, prefix, uri) {
+            if let Some(detail) = declaration_problem(self.names, self.q_xml, self.q_xmlns, prefix, uri) {
                 return Err(err(ErrorKind::ReservedNamespace { detail }, t, a.name_off as usize));
             }
             let id = if uri.is_empty() { NS_NONE } else { self.names.intern_ns_bytes(uri) };
@@ -869,7 +917,7 @@ impl Run<'_> {
             let local = local_of(self.names.qname_text(a.qid).as_bytes()).to_vec();
             self.names.intern_qname(&local)
         };
-        if let Some(detail) = declaration_problem(&self.names, self.q_xml, self.q_xmlns, prefix, &uri) {
+        if let Some(detail) = declaration_problem(self.names, self.q_xml, self.q_xmlns, prefix, &uri) {
             return Err(err(ErrorKind::ReservedNamespace { detail }, t, at));
         }
         let id = if uri.is_empty() { NS_NONE } else { self.names.intern_ns_bytes(&uri) };
@@ -1311,6 +1359,23 @@ mod tests {
             ns,
             is_decl: false,
             plain: true,
+        }
+    }
+
+    /// The usual declaration read in a few compares reads as the general reader
+    /// reads it (the same with a space before `?>`, which only the latter takes).
+    #[test]
+    fn common_declaration_as_the_general_reader() {
+        for (fast, general) in [
+            ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><a/>", "<?xml version=\"1.0\" encoding=\"UTF-8\" ?><a/>"),
+            ("<?xml version='1.0' encoding='utf-8'?>\n<a/>", "<?xml version='1.0' encoding='utf-8' ?>\n<a/>"),
+        ] {
+            let a = crate::Document::parse(fast.as_bytes()).unwrap();
+            let b = crate::Document::parse(general.as_bytes()).unwrap();
+            let (da, db) = (a.xml_declaration().unwrap(), b.xml_declaration().unwrap());
+            assert_eq!((&da.version, &da.encoding, da.standalone), (&db.version, &db.encoding, db.standalone));
+            assert_eq!((da.span.clone(), db.span.clone()), (0..38, 0..39));
+            assert_eq!(a.root_element().name(), "a");
         }
     }
 

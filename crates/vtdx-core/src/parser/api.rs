@@ -11,14 +11,13 @@ use crate::input;
 use crate::names::Names;
 use crate::options::ParseOptions;
 
-use super::{Run, State, XmlDecl, QNAME_OK_WITH_DEFAULTS};
+use super::{DeclSpans, Run, State, QNAME_OK_WITH_DEFAULTS};
 
 /// The product of one parse.
 pub(crate) struct Parsed {
     pub tape: Vec<u32>,
-    pub names: Names,
     pub dtd: Option<Box<Dtd>>,
-    pub decl: Option<XmlDecl>,
+    pub decl: Option<DeclSpans>,
     pub root: u32,
     /// Set when the document had to be expanded: the text the index describes.
     pub expanded: Option<Vec<u8>>,
@@ -147,8 +146,9 @@ impl Parser {
             None => text,
         };
         let expansions = parsed.regions;
-        let names = std::sync::Arc::new(parsed.names);
-        self.names_pool = Some(names.clone());
+        // the parser keeps its share: the next parse extends the tables in place
+        // once this document is gone
+        let names = self.names_pool.clone().unwrap_or_default();
         let mut tape = parsed.tape;
         if !self.recycling {
             release_spare(&mut tape);
@@ -160,6 +160,7 @@ impl Parser {
             names,
             dtd: parsed.dtd,
             decl: parsed.decl,
+            decl_read: std::sync::OnceLock::new(),
             encoding,
             root: parsed.root,
             opts: self.opts.clone(),
@@ -207,23 +208,7 @@ impl Parser {
         if tape.capacity() != had {
             crate::hugepage::advise_huge(&mut tape);
         }
-        let mut names =
-            match self.names_pool.take() {
-                None => Names::new(),
-                // the previous document still uses the tables: copy them while they are
-                // small (cheaper than interning every name again), else start afresh
-                Some(arc) => std::sync::Arc::try_unwrap(arc).unwrap_or_else(|shared| {
-                    if shared.qnames.len() <= 256 {
-                        (*shared).clone()
-                    } else {
-                        Names::new()
-                    }
-                }),
-            };
-        if names.too_large_to_keep() {
-            names.reset();
-        }
-        let first = self.run_once(text, tape, names, false)?;
+        let first = self.run_once(text, tape, false)?;
         if self.st.markup_refs.is_empty() {
             return Ok(first);
         }
@@ -231,8 +216,7 @@ impl Parser {
         let mut regions = Vec::new();
         let expanded = self.expand(text, &first, &mut regions)?;
         let tape = first.tape;
-        let names = first.names;
-        let mut second = self.run_once(&expanded, tape, names, true).map_err(|e| {
+        let mut second = self.run_once(&expanded, tape, true).map_err(|e| {
             // report the position in the input: inside an expansion, at its reference
             let o = e.offset() as usize;
             let mut delta: isize = 0;
@@ -256,7 +240,25 @@ impl Parser {
         Ok(second)
     }
 
-    fn run_once(&mut self, text: &[u8], tape: Vec<u32>, mut names: Names, expanded: bool) -> Result<Parsed, Error> {
+    /// The parser's name tables, to be extended in place by the next parse. While a
+    /// document made earlier still shares them, the parse gets a copy of them while
+    /// they are small (cheaper than interning every name again), else new tables; so
+    /// does a parse after tables have grown too large to keep.
+    fn names_for_parse(pool: &mut Option<std::sync::Arc<Names>>) -> &mut Names {
+        let arc = pool.get_or_insert_with(Default::default);
+        let shared = std::sync::Arc::get_mut(arc).is_none();
+        if (shared && arc.qnames.len() > 256) || arc.too_large_to_keep() {
+            if let Some(names) = std::sync::Arc::get_mut(arc) {
+                names.reset();
+            } else {
+                *arc = std::sync::Arc::default();
+            }
+        }
+        std::sync::Arc::make_mut(arc)
+    }
+
+    fn run_once(&mut self, text: &[u8], tape: Vec<u32>, expanded: bool) -> Result<Parsed, Error> {
+        let names = Self::names_for_parse(&mut self.names_pool);
         let st = &mut self.st;
         st.stack.clear();
         st.bindings.clear();
@@ -272,8 +274,8 @@ impl Parser {
             }
             st.defaults.clear();
         }
-        let q_xml = names.intern_qname(b"xml");
-        let q_xmlns = names.intern_qname(b"xmlns");
+        // interned first by `Names::reset`
+        let (q_xml, q_xmlns) = (crate::names::Q_XML, crate::names::Q_XMLNS);
         let mut tape = tape;
         tape.clear();
         let mut run = Run {
@@ -291,12 +293,9 @@ impl Parser {
             lean: true,
         };
         match run.document(text) {
-            Ok((decl, root)) => {
-                Ok(Parsed { tape: run.tape, names: run.names, dtd: run.dtd, decl, root, expanded: None, regions: Vec::new() })
-            }
+            Ok((decl, root)) => Ok(Parsed { tape: run.tape, dtd: run.dtd, decl, root, expanded: None, regions: Vec::new() }),
             Err(e) => {
-                // keep what was interned and the tape allocation for the next document
-                self.names_pool = Some(std::sync::Arc::new(run.names));
+                // what was interned stays in the tables; keep the tape allocation too
                 self.tape_pool = run.tape;
                 Err(e)
             }

@@ -48,7 +48,7 @@ impl Run<'_> {
         let bindings = &mut st.bindings;
         let attrs = &mut st.attrs;
         let tape = &mut self.tape;
-        let names = &mut self.names;
+        let names = &mut *self.names;
         // the namespace `prefix` is bound to; None for the reserved prefixes (left to
         // the general path) or an unbound one
         let bound = |bindings: &[Binding], prefix: QNameId| -> Option<NsId> {
@@ -104,15 +104,19 @@ impl Run<'_> {
             if next == b'!' || next == b'?' {
                 return pos;
             }
-            // a start tag
+            // a start tag; at depth 0 the document element's (this is then the first
+            // call, and an empty document element ends the content)
             let depth = stack.len();
-            if depth >= max_depth || depth == 0 {
+            if depth >= max_depth {
                 return pos;
             }
-            let top = stack[depth - 1];
+            let top = match stack.last() {
+                Some(&top) => top,
+                None => OpenElem { rec: NONE, name_start: 0, name_len: 0, bindings: 0, qid: NO_PREFIX, last_child: NO_PREFIX },
+            };
             let ns = pos + 1;
             // the name: predicted from where it appeared before, else scanned and interned
-            let predicted = predict_name(names, &top, t, ns);
+            let predicted = if depth == 0 { None } else { predict_name(names, &top, t, ns) };
             let (qid, ne) = match predicted {
                 Some(p) => p,
                 None => {
@@ -270,6 +274,9 @@ impl Run<'_> {
             }
             if empty {
                 bindings.truncate(bind_base);
+                if depth == 0 {
+                    return p;
+                }
             } else {
                 stack.push(OpenElem {
                     rec,
