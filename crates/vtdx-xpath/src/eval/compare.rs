@@ -59,6 +59,20 @@ impl<'a, 'd> Eval<'a, 'd> {
         found
     }
 
+    /// Does some node of the node-set `nodes` pass `test`? Stops at the first that does.
+    #[inline]
+    fn any_node(&self, nodes: &'a Expr, cx: &Cx<'d>, test: impl Fn(&XNode<'d>) -> bool) -> Result<bool> {
+        let mut found = false;
+        let _ = self.nodes_each(nodes, cx, 0, &mut |x| {
+            if test(&x) {
+                found = true;
+                return Ok(BREAK);
+            }
+            Ok(CONTINUE)
+        })?;
+        Ok(found)
+    }
+
     /// `nodes op scalar`: true if some node's string-value compares true (§3.4).
     fn compare_nodes_scalar(&self, op: CmpOp, nodes: &'a Expr, s: &Val<'a, 'd>, cx: &Cx<'d>) -> Result<bool> {
         match s {
@@ -68,38 +82,16 @@ impl<'a, 'd> Eval<'a, 'd> {
             }
             Val::Num(n) => {
                 let n = *n;
-                let mut found = false;
-                let _ = self.nodes_each(nodes, cx, 0, &mut |x| {
-                    if op.numbers(x.number_value(), n) {
-                        found = true;
-                        return Ok(BREAK);
-                    }
-                    Ok(CONTINUE)
-                })?;
-                Ok(found)
+                self.any_node(nodes, cx, |x| op.numbers(x.number_value(), n))
             }
             Val::Str(st) => {
                 let st = st.as_str();
-                let mut found = false;
                 if matches!(op, CmpOp::Eq | CmpOp::Ne) {
-                    let _ = self.nodes_each(nodes, cx, 0, &mut |x| {
-                        if x.string_value_is(st) == (op == CmpOp::Eq) {
-                            found = true;
-                            return Ok(BREAK);
-                        }
-                        Ok(CONTINUE)
-                    })?;
+                    self.any_node(nodes, cx, |x| x.string_value_is(st) == (op == CmpOp::Eq))
                 } else {
                     let n = number::parse(st);
-                    let _ = self.nodes_each(nodes, cx, 0, &mut |x| {
-                        if op.numbers(x.number_value(), n) {
-                            found = true;
-                            return Ok(BREAK);
-                        }
-                        Ok(CONTINUE)
-                    })?;
+                    self.any_node(nodes, cx, |x| op.numbers(x.number_value(), n))
                 }
-                Ok(found)
             }
             Val::Nodes(_) => unreachable_nodes(),
         }
