@@ -182,6 +182,47 @@ pub struct Names {
     ns_flags: Vec<u8>,
     pub(crate) ns_map: HashMap<Box<[u8]>, NsId, BuildFx>,
     cache: Vec<CacheEntry>,
+    /// Direct-mapped caches in front of `long_map` (names of 17 to 32 bytes, such as
+    /// `wsse:BinarySecurityToken`) and `ns_map` (namespace declarations).
+    long_cache: Vec<LongEntry>,
+    ns_cache: Vec<NsEntry>,
+}
+
+/// A cached name of 17 to 32 bytes: its first 16 and last 16 bytes (overlapping)
+/// as four words, which with the length determine it.
+#[derive(Debug, Clone, Copy)]
+struct LongEntry {
+    w: [u64; 4],
+    len: u32,
+    id: QNameId,
+}
+
+const EMPTY_LONG: LongEntry = LongEntry { w: [0; 4], len: u32::MAX, id: QNameId(0) };
+const LONG_CACHE_SIZE: usize = 64;
+
+/// A cached namespace name: its length, first and last 8 bytes (a hint; a hit is
+/// confirmed against the interned name) and id.
+#[derive(Debug, Clone, Copy)]
+struct NsEntry {
+    head: u64,
+    tail: u64,
+    len: u32,
+    id: NsId,
+}
+
+const EMPTY_NS: NsEntry = NsEntry { head: 0, tail: 0, len: u32::MAX, id: NsId(0) };
+const NS_CACHE_SIZE: usize = 64;
+
+/// The first and last 8 bytes of `b` as words (zero-padded below 8 bytes).
+#[inline(always)]
+fn head_tail(b: &[u8]) -> (u64, u64) {
+    if b.len() >= 8 {
+        let head = u64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8]));
+        let tail = u64::from_le_bytes(b[b.len() - 8..].try_into().unwrap_or([0; 8]));
+        (head, tail)
+    } else {
+        (load16(b).0, 0)
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -263,6 +304,8 @@ impl Names {
             ns_flags: Vec::new(),
             ns_map: HashMap::with_hasher(BuildFx),
             cache: Vec::new(),
+            long_cache: Vec::new(),
+            ns_cache: Vec::new(),
         };
         n.reset();
         n
@@ -281,6 +324,10 @@ impl Names {
         self.ns_map.clear();
         self.cache.clear();
         self.cache.resize(CACHE_SIZE, EMPTY_ENTRY);
+        self.long_cache.clear();
+        self.long_cache.resize(LONG_CACHE_SIZE, EMPTY_LONG);
+        self.ns_cache.clear();
+        self.ns_cache.resize(NS_CACHE_SIZE, EMPTY_NS);
         for u in ["", XML_NAMESPACE, XMLNS_NAMESPACE] {
             self.intern_ns(u);
         }
@@ -297,13 +344,26 @@ impl Names {
     /// Interns a namespace name given as bytes of validated UTF-8 (a whole attribute
     /// value): converted to text only when it is new.
     pub(crate) fn intern_ns_bytes(&mut self, uri: &[u8]) -> NsId {
-        if let Some(&id) = self.ns_map.get(uri) {
-            return id;
+        // a message declares a handful of namespaces, the same ones message after
+        // message: a cache slot and one compare instead of hashing the whole URI
+        let (head, tail) = head_tail(uri);
+        let h = (head ^ tail.rotate_left(29) ^ uri.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let slot = (h >> 58) as usize & (NS_CACHE_SIZE - 1);
+        let c = self.ns_cache[slot];
+        if c.len == uri.len() as u32 && c.head == head && c.tail == tail && self.ns[c.id.index()].as_bytes() == uri {
+            return c.id;
         }
-        let id = NsId(self.ns.len() as u32);
-        self.ns.push(String::from_utf8_lossy(uri).into());
-        self.ns_flags.push(ns_flags_of(uri));
-        self.ns_map.insert(uri.into(), id);
+        let id = match self.ns_map.get(uri) {
+            Some(&id) => id,
+            None => {
+                let id = NsId(self.ns.len() as u32);
+                self.ns.push(String::from_utf8_lossy(uri).into());
+                self.ns_flags.push(ns_flags_of(uri));
+                self.ns_map.insert(uri.into(), id);
+                id
+            }
+        };
+        self.ns_cache[slot] = NsEntry { head, tail, len: uri.len() as u32, id };
         id
     }
 
@@ -344,6 +404,23 @@ impl Names {
             }
             let id = self.intern_qname_slow(name);
             self.cache[slot] = CacheEntry { w0, w1, len: name.len() as u32, id };
+            return id;
+        }
+        if name.len() <= 32 {
+            // 17 to 32 bytes (`SOAP-ENV:Envelope`, `ds:CanonicalizationMethod`): the
+            // first and last 16 bytes, overlapping, with the length are the name
+            let word = |i: usize| u64::from_le_bytes(name[i..i + 8].try_into().unwrap_or([0; 8]));
+            let n = name.len();
+            let w = [word(0), word(8), word(n - 16), word(n - 8)];
+            let h =
+                (w[0] ^ w[1].rotate_left(17) ^ w[2].rotate_left(31) ^ w[3].rotate_left(47) ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let slot = (h >> 58) as usize & (LONG_CACHE_SIZE - 1);
+            let c = self.long_cache[slot];
+            if c.w == w && c.len == n as u32 {
+                return c.id;
+            }
+            let id = self.intern_qname_slow(name);
+            self.long_cache[slot] = LongEntry { w, len: n as u32, id };
             return id;
         }
         self.intern_qname_slow(name)
@@ -597,6 +674,37 @@ impl FxHasher {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The caches in front of the maps never confuse two names: URIs with the same
+    /// length, first and last 8 bytes, and names of 17 to 32 bytes that differ in one
+    /// byte anywhere, keep their own ids, interned in any order and again.
+    #[test]
+    fn caches_keep_names_apart() {
+        let mut n = Names::new();
+        let uris: Vec<Vec<u8>> = (0..40u8).map(|i| format!("http://example.org/{:02}/same-tail", i).into_bytes()).collect();
+        let qnames: Vec<Vec<u8>> = (17..=33usize)
+            .flat_map(|len| (0..len).step_by(5).map(move |at| (len, at)))
+            .map(|(len, at)| {
+                let mut q = vec![b'n'; len];
+                q[at] = b'x';
+                q
+            })
+            .collect();
+        let ids: Vec<NsId> = uris.iter().map(|u| n.intern_ns_bytes(u)).collect();
+        let qids: Vec<QNameId> = qnames.iter().map(|q| n.intern_qname(q)).collect();
+        for _ in 0..2 {
+            for (u, id) in uris.iter().zip(&ids).rev() {
+                assert_eq!(n.intern_ns_bytes(u), *id);
+                assert_eq!(n.ns[id.index()].as_bytes(), &u[..]);
+            }
+            for (q, id) in qnames.iter().zip(&qids).rev() {
+                assert_eq!(n.intern_qname(q), *id);
+                assert_eq!(n.qname_text(*id).as_bytes(), &q[..]);
+            }
+        }
+        let distinct: std::collections::HashSet<_> = qids.iter().collect();
+        assert_eq!(distinct.len(), qnames.len());
+    }
 
     #[test]
     fn namespace_flags() {

@@ -359,9 +359,8 @@ impl Run<'_> {
 
     fn comment(&mut self, t: &[u8], pos: usize, parent: u32) -> Result<usize, Error> {
         let body = pos + 4;
-        let dd = memmem::find(&t[body..], b"--")
+        let at = crate::chars::find_seq(t, body, b"--")
             .ok_or_else(|| err(ErrorKind::UnexpectedEof { expected: "`-->` closing the comment" }, t, pos))?;
-        let at = body + dd;
         if t.get(at + 2) != Some(&b'>') {
             if at + 2 >= t.len() {
                 return Err(err(ErrorKind::UnexpectedEof { expected: "`-->` closing the comment" }, t, pos));
@@ -401,7 +400,7 @@ impl Run<'_> {
             if !t.get(ne).is_some_and(|&b| is_ws(b)) {
                 return Err(unexpected(t, ne, "whitespace or `?>` after the processing instruction target"));
             }
-            ne + memmem::find(&t[ne..], b"?>")
+            crate::chars::find_seq(t, ne, b"?>")
                 .ok_or_else(|| err(ErrorKind::UnexpectedEof { expected: "`?>` closing the processing instruction" }, t, pos))?
                 + 2
         };
@@ -490,9 +489,9 @@ impl Run<'_> {
                         pos = self.comment(t, pos, parent)?;
                     } else if t[pos..].starts_with(b"<![CDATA[") {
                         let body = pos + 9;
-                        let e = memmem::find(&t[body..], b"]]>")
+                        let e = crate::chars::find_seq(t, body, b"]]>")
                             .ok_or_else(|| err(ErrorKind::UnexpectedEof { expected: "`]]>` closing the CDATA section" }, t, pos))?;
-                        let end = body + e + 3;
+                        let end = e + 3;
                         self.leaf(K_CDATA, pos, end, parent);
                         pos = end;
                     } else {
