@@ -188,7 +188,8 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     /// namespace) or, first, one declaration of its own prefix that the output
     /// does not bind yet, written canonically. Such a tag renders as it stands
     /// (the declaration, if any, is the one namespace node to render; no attribute
-    /// to reorder or rewrite); it is copied. A leaf element among them (no child
+    /// to reorder or rewrite); it is copied (an empty-element tag up to its `/>`, then
+    /// `></qname>`). A leaf element among them (no child
     /// records) whose text and end tag are canonical as well is copied whole, with
     /// no open element to push and pop. Only with `plain_fast`. `Ok(None)` (nothing
     /// done) for anything else.
@@ -204,6 +205,17 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         let end = tape.element_end(i);
         let sym = tape.symbol(i);
         let qlen = self.names.qname_len(sym);
+        if self.text[gt] == b'/' {
+            // an empty-element tag: copied up to `/>`, then `></qname>` (canonical
+            // form has no empty-element tags; a declaration on it binds nothing beyond)
+            self.raw(start..gt)?;
+            self.end_span()?;
+            self.sink.buf.push(b'>');
+            self.gen_end_tag(sym);
+            self.pos = end;
+            self.sink.maybe_flush()?;
+            return Ok(Some(next));
+        }
         if after == next {
             // a leaf: `<qname ...>text</qname>` (a declaration on it binds nothing beyond)
             let t = self.text;
@@ -233,7 +245,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     }
 
     /// For [`Tree::open_plain`]: the offset of the `>` of the start tag of the
-    /// element record `i`, the position after its attribute records and the
+    /// element record `i` (of the `/` of `/>` for an empty-element tag), the position after its attribute records and the
     /// binding its declaration renders ([`NO_DECL`]: none), when the tag can be
     /// copied as it stands.
     #[inline(always)]
@@ -278,8 +290,10 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             p = ve + 1;
             j = tape.next_attribute(j);
         }
-        if t[p] != b'>' {
-            return None; // white space before `>`, or an empty-element tag
+        // `>`, or the `/>` of an empty-element tag (its record has no children:
+        // `j == next`); white space before either is for the general path
+        if t[p] != b'>' && !(t[p] == b'/' && t.get(p + 1) == Some(&b'>')) {
+            return None;
         }
         if decl == NO_DECL && self.exclusive && !self.output_binds(sym) {
             return None;

@@ -6,7 +6,8 @@ use std::io::Write;
 
 use vtdx_c14n::xpath::XPathNodeSet;
 use vtdx_c14n::{Algorithm, Canonicalizer};
-use vtdx_core::{Document, Node, NodeId, NodeKind};
+use vtdx_core::tape::{RecordId, RecordKind, Tape};
+use vtdx_core::{Document, Node, NodeId, NodeKind, XML_NAMESPACE};
 use vtdx_xpath::{Context, Functions, Namespaces, NodeSet, Value, XNode, XNodeKind, XPath};
 
 use crate::alg::WSU_NS;
@@ -33,14 +34,47 @@ pub(crate) fn is_id_like(a: &Node<'_>) -> bool {
 
 impl<'d> IdIndex<'d> {
     pub(crate) fn new(doc: &'d Document<'d>) -> IdIndex<'d> {
+        // One pass over the tape's attribute records, judging each name once: by
+        // symbol, `Id`/`ID`/`id`, `wsu:Id` and `xml:id` are ID-like; with a DTD an
+        // attribute may also be declared ID (or be defaulted), which the `Node`
+        // asks the DTD about.
+        let tape = Tape::of(doc);
+        let names = doc.names();
+        let with_dtd = doc.dtd().is_some();
+        // per symbol: 0 not judged yet, 1 not ID-like by name, 2 ID-like
+        let mut by_name: Vec<u8> = vec![0; names.sym_count()];
         let mut map: HashMap<String, (Node<'d>, usize)> = HashMap::new();
-        for e in doc.root().descendant_elements() {
-            for a in e.attributes() {
-                if is_id_like(&a) {
-                    let v = a.value().trim().to_string();
-                    map.entry(v).and_modify(|(_, n)| *n += 1).or_insert((e, 1));
+        let mut element = None;
+        let mut r = RecordId::new(0);
+        let end = tape.end();
+        while r < end {
+            let kind = tape.kind(r);
+            match kind {
+                RecordKind::Element => element = Some(r),
+                RecordKind::Attribute | RecordKind::AttributeDefault => {
+                    let sym = tape.symbol(r);
+                    let judged = &mut by_name[sym.index()];
+                    if *judged == 0 {
+                        let named = matches!(
+                            (names.ns_uri(sym), names.local(sym)),
+                            ("", "Id" | "ID" | "id") | (WSU_NS, "Id") | (XML_NAMESPACE, "id")
+                        );
+                        *judged = if named { 2 } else { 1 };
+                    }
+                    if *judged == 2 || with_dtd {
+                        let by_name = *judged == 2;
+                        if let Some(e) = element.and_then(|e: RecordId| doc.node_at_record(e.word())) {
+                            let a = e.attributes().find(|a| RecordId::of(a) == Some(r));
+                            if let Some(a) = a.filter(|a| by_name || a.is_id()) {
+                                let v = a.value().trim().to_string();
+                                map.entry(v).and_modify(|(_, n)| *n += 1).or_insert((e, 1));
+                            }
+                        }
+                    }
                 }
+                _ => {}
             }
+            r = tape.after_record(r);
         }
         IdIndex { map }
     }
@@ -53,6 +87,37 @@ impl<'d> IdIndex<'d> {
             None => Err(ErrorKind::IdNotFound(id.into())),
         }
     }
+}
+
+/// The elements of `doc` whose expanded name is one of `wanted` (namespace,
+/// local name), in document order, each with its index in `wanted`: the names
+/// are looked up once, then the tape's element records are compared by symbol
+/// (no `Node` and no name string per element).
+pub(crate) fn elements_named<'d>(doc: &'d Document<'d>, wanted: &[(&str, &str)]) -> Vec<(usize, Node<'d>)> {
+    let names = doc.names();
+    let syms: Vec<(vtdx_core::Sym, usize)> = wanted
+        .iter()
+        .enumerate()
+        .flat_map(|(k, (ns, local))| names.syms_matching(Some(ns), Some(local)).into_iter().map(move |s| (s, k)))
+        .collect();
+    let mut out = Vec::new();
+    if syms.is_empty() {
+        return out;
+    }
+    let tape = Tape::of(doc);
+    let (mut r, end) = tape.root_child_range();
+    while r < end {
+        if tape.is_element(r) {
+            let s = tape.symbol(r);
+            if let Some(&(_, k)) = syms.iter().find(|(x, _)| *x == s) {
+                if let Some(n) = doc.node_at_record(r.word()) {
+                    out.push((k, n));
+                }
+            }
+        }
+        r = tape.after_record(r);
+    }
+    out
 }
 
 /// The data between transforms.

@@ -3,15 +3,16 @@
 use std::ops::Range;
 
 use vtdx_c14n::xpath::XPathNodeSet;
+use vtdx_core::tape::{RecordId, RecordKind, Tape};
 use vtdx_core::{Document, Node, NodeKind};
 
-use crate::alg::{DigestAlgorithm, SignatureAlgorithm};
+use crate::alg::{DigestAlgorithm, SignatureAlgorithm, DSIG_NS};
 use crate::config::VerifyConfig;
 use crate::error::{Error, ErrorKind};
 use crate::key::{Certificate, KeyMaterial, VerifyingKey};
 use crate::keyinfo;
 use crate::reference::{self, Coverage, IdIndex};
-use crate::signature::{self, is_ds};
+use crate::signature;
 use crate::trust::TrustStore;
 use crate::wss::SoapMessage;
 
@@ -254,7 +255,7 @@ impl Verifier {
 
     /// The `ds:Signature` elements of `doc`, in document order.
     pub fn signatures<'d>(doc: &'d Document<'d>) -> Vec<Node<'d>> {
-        doc.root().descendant_elements().filter(|e| is_ds(e, "Signature")).collect()
+        reference::elements_named(doc, &[(DSIG_NS, "Signature")]).into_iter().map(|(_, e)| e).collect()
     }
 
     /// Verifies **every** `ds:Signature` of `doc`; the first failure is the error.
@@ -421,8 +422,7 @@ fn rsa_bits(k: &KeyMaterial) -> Option<usize> {
 
 /// A comment with text on both sides, in content whose digest left comments out.
 fn check_split_text(apex: Node<'_>, excluded: &[Node<'_>]) -> Result<(), Error> {
-    let raw = apex.raw();
-    if memchr_comment(raw).is_none() {
+    if !has_comment(apex) {
         return Ok(());
     }
     let textual = |n: Option<Node<'_>>| n.is_some_and(|n| matches!(n.kind(), NodeKind::Text | NodeKind::CData));
@@ -443,6 +443,19 @@ fn check_split_text(apex: Node<'_>, excluded: &[Node<'_>]) -> Result<(), Error> 
     Ok(())
 }
 
-fn memchr_comment(raw: &[u8]) -> Option<usize> {
-    raw.windows(4).position(|w| w == b"<!--")
+/// Does the subtree of `apex` (the whole document for the root) hold a comment?
+/// A look at the kinds of its records, not a scan of its bytes.
+fn has_comment(apex: Node<'_>) -> bool {
+    let tape = Tape::of(apex.document());
+    let (mut r, end) = match RecordId::of(&apex) {
+        Some(r) => (r, tape.subtree_end(r)),
+        None => tape.root_child_range(),
+    };
+    while r < end {
+        if tape.is_kind(r, RecordKind::Comment) {
+            return true;
+        }
+        r = tape.after_record(r);
+    }
+    false
 }

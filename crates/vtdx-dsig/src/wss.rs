@@ -123,13 +123,12 @@ impl<'d> SoapMessage<'d> {
         }
         let ns = version.namespace();
         let (mut envelopes, mut bodies) = (0usize, Vec::new());
-        for e in doc.root().descendant_elements() {
-            if e.namespace_uri() == Some(SOAP11_NS) || e.namespace_uri() == Some(SOAP12_NS) {
-                match e.local_name() {
-                    "Envelope" => envelopes += 1,
-                    "Body" => bodies.push(e),
-                    _ => {}
-                }
+        let wanted = [(SOAP11_NS, "Envelope"), (SOAP11_NS, "Body"), (SOAP12_NS, "Envelope"), (SOAP12_NS, "Body")];
+        for (k, e) in crate::reference::elements_named(doc, &wanted) {
+            if k % 2 == 0 {
+                envelopes += 1;
+            } else {
+                bodies.push(e);
             }
         }
         if envelopes != 1 {
