@@ -499,7 +499,7 @@ impl Signer {
     fn run(&self, doc: &Document<'_>, mode: Mode) -> Result<Vec<u8>, Error> {
         // a `wsu:Id` on an element where no prefix is bound to wsu needs the declaration first
         if let Mode::Wss(_, extra) = &mode {
-            let all = elements(doc);
+            let all = if extra.is_empty() { Vec::new() } else { elements(doc) };
             let soap = wss_parts(doc)?;
             let mut needs: Vec<Node<'_>> = Vec::new();
             for e in std::iter::once(soap.body).chain(extra.iter().map(|&i| all[i])) {
@@ -522,7 +522,12 @@ impl Signer {
 
     /// Step 1: inserts the markup with placeholders, then finishes on the re-parsed document.
     fn place(&self, doc: &Document<'_>, mode: &Mode) -> Result<Vec<u8>, Error> {
-        let all = elements(doc);
+        // the elements by ordinal, for the modes that name targets (a WS-Security
+        // signature of the Body and Timestamp alone needs none)
+        let all = match mode {
+            Mode::Detached(t) | Mode::Wss(_, t) if !t.is_empty() => elements(doc),
+            _ => Vec::new(),
+        };
         let root = doc.root_element();
         let marker = random_b64(24);
         let mut ed = Editor::new(doc);
@@ -668,10 +673,10 @@ impl Signer {
 
     /// Steps 2 to 4 on the document with the markup in place.
     fn finish(&self, doc: &Document<'_>, marker: &str, refs: &[RefSpec]) -> Result<Vec<u8>, Error> {
-        let sig_node = doc
-            .root()
-            .descendant_elements()
-            .find(|e| is_ds(e, "SignatureValue") && e.value() == marker && e.parent().is_some_and(|p| is_ds(&p, "Signature")))
+        let sig_node = reference::elements_named(doc, &[(DSIG_NS, "SignatureValue")])
+            .into_iter()
+            .map(|(_, e)| e)
+            .find(|e| e.value() == marker && e.parent().is_some_and(|p| is_ds(&p, "Signature")))
             .and_then(|v| v.parent())
             .ok_or_else(|| Error::new(ErrorKind::Sign("the inserted Signature was not found again".into())))?;
         let lenient = VerifyConfig::builder().allow_sha1(true).max_references(usize::MAX).max_transforms(usize::MAX).build();
