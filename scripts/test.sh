@@ -22,8 +22,8 @@ echo "== build (release)"
 # a Python extension module needs; building it here too would only rebuild PyO3 twice
 cargo build --release --workspace --all-targets --exclude vtdx-py
 
-echo "== Python test dependency: lxml (the differential tests compare against it)"
-python3 -m pip install -q --disable-pip-version-check lxml
+echo "== Python test dependencies: lxml, xmlschema (the differential tests compare against them)"
+python3 -m pip install -q --disable-pip-version-check lxml xmlschema
 
 echo "== XML Signature interop dependency: xmlsec1 (Debian package; crates/vtdx-dsig/tests/interop.rs runs it)"
 if ! command -v xmlsec1 >/dev/null 2>&1; then
@@ -38,12 +38,16 @@ if ! command -v xmlsec1 >/dev/null 2>&1; then
 fi
 # the interop tests fail (instead of skipping) when xmlsec1 is missing
 export VTDX_REQUIRE_XMLSEC1=1
+# the simple-type differential test (crates/vtdx-schema/tests/datatypes.rs) fails instead of skipping without xmlschema
+export VTDX_REQUIRE_XMLSCHEMA=1
 
 echo "== unit, integration, property and doc tests"
 cargo test --release --workspace --exclude vtdx-py
 
 echo "== W3C XML conformance suite"
 cargo run --release -q -p vtdx-conformance
+echo "== W3C XML Schema test suite (XSD 1.0)"
+cargo run --release -q -p vtdx-conformance --bin xsd
 
 echo "== Python package: wheel (maturin) into target/py, then pytest (python/tests)"
 # A virtual environment of the machine's Python, made once; its tools come from PyPI.
@@ -52,8 +56,8 @@ if [ ! -x "$py" ]; then
     python3 -m venv "$root/target/py"
 fi
 # zeep (python/tests/test_dsig_zeep.py) and signxml (test_dsig_interop.py, an independent oracle)
-if ! "$py" -c "import maturin, pytest, lxml, mypy, zeep, signxml" 2>/dev/null; then
-    "$py" -m pip install -q --disable-pip-version-check "maturin>=1.9.4,<2" pytest lxml mypy zeep signxml
+if ! "$py" -c "import maturin, pytest, lxml, mypy, zeep, signxml, xmlschema" 2>/dev/null; then
+    "$py" -m pip install -q --disable-pip-version-check "maturin>=1.9.4,<2" pytest lxml mypy zeep signxml xmlschema
 fi
 rm -rf "$root/target/wheels"
 "$py" -m maturin build --release --quiet --out "$root/target/wheels" --interpreter "$py"

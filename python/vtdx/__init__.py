@@ -36,6 +36,10 @@ from ._vtdx import (
     VtdxError,
     XML,
     XMLParser,
+    XMLSchema,
+    XMLSchemaParseError,
+    DocumentInvalid,
+    SchemaError,
     XMLSyntaxError,
     XPath,
     XPathError,
@@ -45,8 +49,10 @@ from ._vtdx import (
     canonicalize,
     fromstring,
     iselement,
+    pack,
     parse,
     tostring,
+    unpack,
 )
 
 from . import dsig  # XML Signature: vtdx.dsig.verify, vtdx.dsig.sign (zeep plugin: vtdx.dsig.zeep)
@@ -77,6 +83,10 @@ __all__ = [
     "VtdxError",
     "XML",
     "XMLParser",
+    "XMLSchema",
+    "XMLSchemaParseError",
+    "DocumentInvalid",
+    "SchemaError",
     "XMLSyntaxError",
     "XPath",
     "XPathError",
@@ -87,6 +97,8 @@ __all__ = [
     "dsig",
     "fromstring",
     "iselement",
+    "pack",
     "parse",
     "tostring",
+    "unpack",
 ]

@@ -11,7 +11,8 @@ __all__ = [
     "VtdxError", "XMLSyntaxError", "ResourceLimitError", "XPathError", "XPathSyntaxError", "XPathEvalError",
     "EditError", "C14NError", "Document", "Element", "Comment", "ProcessingInstruction", "Attrib",
     "NodeIterator", "XMLParser", "XPath", "Editor", "SmartString", "parse", "fromstring", "XML", "tostring",
-    "canonicalize", "iselement", "__version__",
+    "canonicalize", "iselement", "pack", "unpack", "__version__",
+    "XMLSchema", "XMLSchemaParseError", "DocumentInvalid", "SchemaError",
     "InvalidInput", "InvalidSignature", "Verifier", "Signer", "VerifyResult", "VerifiedReference",
 ]
 
@@ -101,11 +102,14 @@ class XMLParser:
         max_entity_depth: Optional[int] = ...,
         resolve_entities: bool = ...,
         no_network: bool = ...,
+        template_cache: bool = ...,
     ) -> "XMLParser": ...
     def parse(self, source: _Source) -> "Document":
         """Parses a source into a Document."""
     def fromstring(self, text: _Text) -> "Element":
         """Parses XML text and returns the root element."""
+    def template_stats(self) -> Optional[dict[str, int]]:
+        """The template cache's counters, or None without ``template_cache=True``."""
 
 def parse(source: _Source, parser: Optional[XMLParser] = None, **options: Any) -> "Document":
     """Parses a document (bytes, a file name, a path or a binary file object).
@@ -252,6 +256,12 @@ class NodeIterator:
 
 def iselement(obj: object) -> bool:
     """Is obj a vtdx element (comments and PIs included)?"""
+
+def pack(doc: Document) -> bytes:
+    """The compact binary form of a document (docs/binary-format.md); ``unpack`` gives it back byte for byte."""
+
+def unpack(data: bytes) -> Document:
+    """A document from ``pack``'s bytes, checked as a parse would; ValueError (XMLSyntaxError) if refused."""
 
 # ---- XPath --------------------------------------------------------------------------
 
@@ -448,3 +458,48 @@ class VerifyResult:
     def timestamp(self) -> Optional[Element]: ...
     @property
     def timestamp_signed(self) -> bool: ...
+
+# ---- XML Schema ---------------------------------------------------------------------
+
+class XMLSchemaParseError(ValueError):
+    """A schema that cannot be loaded or is invalid."""
+
+class DocumentInvalid(ValueError):
+    """Raised by ``XMLSchema.assertValid`` when a document is invalid."""
+
+@final
+class SchemaError:
+    """One validation error."""
+    @property
+    def line(self) -> int: ...
+    @property
+    def column(self) -> int: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def filename(self) -> Optional[str]: ...
+    @property
+    def level_name(self) -> str: ...
+
+@final
+class XMLSchema:
+    """An XML Schema 1.0 schema, compiled once (lxml's ``etree.XMLSchema`` shape)."""
+    def __new__(
+        cls,
+        etree: Union[Document, Element, None] = None,
+        file: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]], None] = None,
+        *,
+        source: Optional[bytes] = None,
+    ) -> "XMLSchema": ...
+    def validate(self, doc: Union[Document, Element]) -> bool: ...
+    def __call__(self, doc: Union[Document, Element]) -> bool: ...
+    def assertValid(self, doc: Union[Document, Element]) -> None: ...
+    def assert_(self, doc: Union[Document, Element]) -> None: ...
+    def is_valid(self, doc: Union[Document, Element]) -> bool: ...
+    def iter_errors(self, doc: Union[Document, Element]) -> list[SchemaError]: ...
+    @property
+    def error_log(self) -> list[SchemaError]: ...

@@ -21,7 +21,11 @@ use vtdx::{Document, ExternalPolicy, NodeKind, ParseOptions, Parser};
 mod c14n;
 mod dsig;
 mod edit;
+mod pack;
 mod query;
+mod template;
+mod validate;
+mod xmlenc;
 
 #[derive(ClapParser)]
 #[command(name = "vtdx", version, about = "A fast, strict XML toolkit: check, inspect and format XML")]
@@ -43,10 +47,12 @@ enum Cmd {
         #[command(flatten)]
         opts: ParseFlags,
     },
-    /// Print statistics about a document and how fast it parses.
+    /// Print statistics about a document and how fast it parses; with --template-cache (or several
+    /// files), about a stream of documents: template hits, misses and bytes matched.
     Stats {
         /// The file; `-` reads standard input.
-        file: PathBuf,
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// Parse this many times and report the median time.
         #[arg(long, default_value_t = 5)]
         repeat: u32,
@@ -82,6 +88,25 @@ enum Cmd {
     /// Sign a document: `vtdx sign --key KEY.pem [--cert CERT.pem] [--alg ALG] [--wss] [--sign XPATH]... [-o OUT] FILE`.
     /// Exit 0 on success, 1 when the document cannot be signed, 2 on a usage or I/O error.
     Sign(dsig::SignArgs),
+    /// Encrypt parts of a document (XML Encryption 1.1): `vtdx encrypt (--cert CERT.pem | --key-file AESKEY)
+    /// [--alg aes128-gcm|aes256-gcm] [--xpath EXPR | --body] [--content] [--wss] FILE`.
+    /// Exit 0 on success, 1 when the document cannot be encrypted as asked, 2 on a usage or I/O error.
+    Encrypt(xmlenc::EncryptArgs),
+    /// Decrypt every xenc:EncryptedData: `vtdx decrypt (--key KEY.pem | --key-file AESKEY) [--allow-legacy] FILE`.
+    /// Exit 0 on success, 1 with one uniform message for any cryptographic failure, 2 on a usage or I/O error.
+    Decrypt(xmlenc::DecryptArgs),
+    /// Validate each FILE against an XML Schema 1.0 schema: `vtdx validate --schema S.xsd [--schema T.xsd]...
+    /// [--json] FILE...`. Exit 0 when all are valid, 1 when one is invalid or not well-formed, 2 when a schema
+    /// cannot be loaded or is invalid, or on a usage or I/O error.
+    Validate(validate::ValidateArgs),
+    /// Write the compact binary form of a document (docs/binary-format.md): `vtdx pack FILE [-o OUT]`,
+    /// or of several as one stream: `vtdx pack --stream FILE... [-o OUT]`. Every command that reads XML
+    /// also reads a packed file. Exit 0 on success, 1 if an input is not well-formed, 2 on a usage or I/O error.
+    Pack(pack::PackArgs),
+    /// Give back the input of a packed file byte for byte: `vtdx unpack FILE [-o OUT]`; split a stream
+    /// with `vtdx unpack --stream FILE -o DIR` (DIR/000001.xml, ...). Exit 0 on success, 1 if the packed
+    /// input is damaged or refused, 2 on a usage or I/O error.
+    Unpack(pack::UnpackArgs),
     /// Developer tools.
     Debug {
         #[command(subcommand)]
@@ -136,6 +161,10 @@ pub(crate) struct ParseFlags {
     /// external is ever fetched or opened, whatever the value [default: forbid]
     #[arg(long, value_enum, value_name = "POLICY")]
     external: Option<External>,
+    /// Match each input against the templates of earlier inputs with the same structure
+    /// before parsing it (docs/template-cache.md); results and errors are the same.
+    #[arg(long)]
+    template_cache: bool,
     /// The old spelling of --external: `skip` is `ignore`, `error` is `reject-references`.
     #[arg(long, value_enum, value_name = "skip|error", hide = true, conflicts_with = "external")]
     external_entities: Option<OldExternal>,
@@ -210,7 +239,11 @@ impl ParseFlags {
 
     /// A parser with these options.
     pub(crate) fn parser(&self) -> Parser {
-        Parser::with_options(self.options())
+        let p = Parser::with_options(self.options());
+        if self.template_cache {
+            return p.with_template_cache(std::sync::Arc::new(vtdx::core::TemplateCache::new()));
+        }
+        p
     }
 
     /// These flags with those given after them on the command line laid over them.
@@ -229,6 +262,7 @@ impl ParseFlags {
             max_entity_amplification: later.max_entity_amplification.or(self.max_entity_amplification),
             max_entity_depth: later.max_entity_depth.or(self.max_entity_depth),
             no_namespaces: self.no_namespaces || later.no_namespaces,
+            template_cache: self.template_cache || later.template_cache,
             external,
             external_entities,
         }
@@ -239,7 +273,9 @@ impl ParseFlags {
 /// costs less than setting up and tearing down a map.
 pub(crate) const MMAP_MIN_BYTES: u64 = 64 * 1024;
 
-/// Parses FILE (`-`: standard input) with `parser`. A regular file of
+/// Parses FILE (`-`: standard input) with `parser`; a packed file (told apart by its
+/// magic bytes, `docs/binary-format.md`) is unpacked instead, checked against the
+/// parser's options. A regular file of
 /// [`MMAP_MIN_BYTES`] or more is memory-mapped and parsed in place; standard input,
 /// pipes, devices, smaller files and files that cannot be mapped are read into one
 /// buffer, which the document then owns. Nothing else copies the input. The outer
@@ -251,10 +287,20 @@ pub(crate) fn parse_input(parser: &mut Parser, path: &Path) -> io::Result<Result
     if path.as_os_str() == "-" {
         let mut v = Vec::new();
         io::stdin().lock().read_to_end(&mut v)?;
-        return Ok(parser.parse_owned(v));
+        return Ok(pack::parse_or_unpack(parser, v));
     }
     let meta = std::fs::metadata(path)?;
-    if meta.is_file() && meta.len() >= MMAP_MIN_BYTES {
+    if !meta.is_file() {
+        // a pipe or a device can be read once: read it, then tell a packed input from
+        // XML by its first bytes
+        let mut v = Vec::new();
+        std::fs::File::open(path)?.read_to_end(&mut v)?;
+        return Ok(pack::parse_or_unpack(parser, v));
+    }
+    if pack::is_packed_file(path) {
+        return Ok(pack::unpack_document(&std::fs::read(path)?, parser.options()));
+    }
+    if meta.len() >= MMAP_MIN_BYTES {
         // a file system that cannot map falls back to reading
         #[allow(unsafe_code)]
         // SAFETY: `parse_file_mmap` needs the file unchanged while the document lives.
@@ -267,7 +313,7 @@ pub(crate) fn parse_input(parser: &mut Parser, path: &Path) -> io::Result<Result
         }
     }
     let mut f = std::fs::File::open(path)?;
-    let mut v = Vec::with_capacity(if meta.is_file() { meta.len() as usize + 1 } else { 0 });
+    let mut v = Vec::with_capacity(meta.len() as usize + 1);
     f.read_to_end(&mut v)?;
     Ok(parser.parse_owned(v))
 }
@@ -332,7 +378,11 @@ fn run(cli: Cli) -> io::Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
-        Cmd::Stats { file, repeat, opts } => {
+        Cmd::Stats { files, repeat, opts } => {
+            if opts.template_cache || files.len() > 1 {
+                return template::stats(&files, &opts, &mut out);
+            }
+            let file = files[0].clone();
             let mut parser = opts.parser();
             // the first parse maps (or reads) the input; the timed ones parse its bytes
             let doc = match parse_input(&mut parser, &file)? {
@@ -396,6 +446,11 @@ fn run(cli: Cli) -> io::Result<ExitCode> {
         Cmd::C14n(a) => c14n::run(a, &mut out),
         Cmd::Verify(a) => dsig::run_verify(a, &mut out),
         Cmd::Sign(a) => dsig::run_sign(a, &mut out),
+        Cmd::Encrypt(a) => xmlenc::run_encrypt(a, &mut out),
+        Cmd::Decrypt(a) => xmlenc::run_decrypt(a, &mut out),
+        Cmd::Validate(a) => validate::run(a, &mut out),
+        Cmd::Pack(a) => pack::run_pack(a, &mut out),
+        Cmd::Unpack(a) => pack::run_unpack(a, &mut out),
         Cmd::Debug { what: DebugCmd::Index { file, opts } } => {
             let doc = match parse_input(&mut opts.parser(), &file)? {
                 Ok(d) => d,

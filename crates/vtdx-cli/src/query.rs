@@ -11,7 +11,12 @@
 //! * `--json` (one file): the machine-readable contract
 //!   `{"type":"nodeset","nodes":[{"path":P,"kind":K,"value":S},...]}`,
 //!   `{"type":"number","value":N}` (a JSON number, or `"NaN"`, `"Infinity"`,
-//!   `"-Infinity"`), `{"type":"string","value":S}`, `{"type":"boolean","value":B}`.
+//!   `"-Infinity"`), `{"type":"string","value":S}`, `{"type":"boolean","value":B}`;
+//! * `--json` (several files): JSON Lines, one object per file in order,
+//!   `{"file":F,"result":R}` with R as for one file, or
+//!   `{"file":F,"error":{"message":M,"line":L,"column":C,"offset":O}}` for a
+//!   document that is not well-formed (`{"file":F,"error":{"message":M}}` when
+//!   it cannot be read; the message goes to standard error too).
 //!
 //! Exit status: 0 on success, 1 when a document is not well-formed (or cannot
 //! be read), 2 on an XPath syntax error (the message shows the column).
@@ -40,7 +45,7 @@ pub struct QueryArgs {
     /// Print the number of selected nodes.
     #[arg(long, conflicts_with = "json")]
     count: bool,
-    /// Print the result as JSON (one file only).
+    /// Print the result as JSON (several files: one JSON object per line, with the file name).
     #[arg(long)]
     json: bool,
     /// Files to query (`-` reads standard input), then the XPath expression
@@ -91,10 +96,8 @@ pub fn run(a: QueryArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
         };
         vars.push((uri, local, value.to_string()));
     }
-    if a.json && files.len() != 1 {
-        eprintln!("vtdx query: --json takes exactly one file");
-        return Ok(ExitCode::from(2));
-    }
+    // several files with --json: JSON Lines, one object per file
+    let lines = a.json && files.len() > 1;
     let xp = match XPath::compile(expr, &ns) {
         Ok(x) => x,
         Err(e) => {
@@ -109,11 +112,27 @@ pub fn run(a: QueryArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
             Ok(Ok(d)) => d,
             Ok(Err(e)) => {
                 crate::report(f, "", &e);
+                if lines {
+                    let mut s = String::from("{\"file\":");
+                    json_string(&mut s, f);
+                    s.push_str(",\"error\":{\"message\":");
+                    json_string(&mut s, &e.kind().to_string());
+                    s.push_str(&format!(",\"line\":{},\"column\":{},\"offset\":{}}}}}\n", e.line(), e.column(), e.offset()));
+                    out.write_all(s.as_bytes())?;
+                }
                 status = status.max(1);
                 continue;
             }
             Err(e) => {
                 eprintln!("{f}: cannot read: {e}");
+                if lines {
+                    let mut s = String::from("{\"file\":");
+                    json_string(&mut s, f);
+                    s.push_str(",\"error\":{\"message\":");
+                    json_string(&mut s, &format!("cannot read: {e}"));
+                    s.push_str("}}\n");
+                    out.write_all(s.as_bytes())?;
+                }
                 status = status.max(1);
                 continue;
             }
@@ -129,7 +148,14 @@ pub fn run(a: QueryArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
                 return Ok(ExitCode::from(2));
             }
         };
-        if a.json {
+        if lines {
+            let mut s = String::from("{\"file\":");
+            json_string(&mut s, f);
+            s.push_str(",\"result\":");
+            s.push_str(&json_value(&v));
+            s.push_str("}\n");
+            out.write_all(s.as_bytes())?;
+        } else if a.json {
             write_json(out, &v)?;
         } else if a.count {
             match &v {
@@ -184,8 +210,15 @@ pub fn json_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// The `--json` contract.
+/// The `--json` contract, one line.
 fn write_json(out: &mut dyn Write, v: &Value<'_>) -> io::Result<()> {
+    let mut s = json_value(v);
+    s.push('\n');
+    out.write_all(s.as_bytes())
+}
+
+/// The `--json` object of a result.
+fn json_value(v: &Value<'_>) -> String {
     let mut s = String::new();
     match v {
         Value::NodeSet(set) => {
@@ -222,6 +255,5 @@ fn write_json(out: &mut dyn Write, v: &Value<'_>) -> io::Result<()> {
             s.push_str(if *b { "{\"type\":\"boolean\",\"value\":true}" } else { "{\"type\":\"boolean\",\"value\":false}" });
         }
     }
-    s.push('\n');
-    out.write_all(s.as_bytes())
+    s
 }

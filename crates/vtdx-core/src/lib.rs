@@ -41,6 +41,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod assemble;
 mod chars;
 pub mod debug;
 mod document;
@@ -55,6 +56,7 @@ mod names;
 mod options;
 mod parser;
 pub mod tape;
+mod template;
 mod text;
 mod write;
 pub mod xml;
@@ -67,4 +69,5 @@ pub use input::SourceEncoding;
 pub use names::{has_uri_scheme, Names, NsId, Sym, NS_NONE, NS_XML, NS_XMLNS, XMLNS_NAMESPACE, XML_NAMESPACE};
 pub use options::{ExternalPolicy, Limits, ParseOptions, PARALLEL_CHECK_MIN_BYTES};
 pub use parser::{Parser, XmlDecl};
+pub use template::{TemplateCache, TemplateConfig, TemplateStats};
 pub use write::write_pretty;

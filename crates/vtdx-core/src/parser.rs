@@ -149,7 +149,7 @@ struct State {
     defaults: HashMap<QNameId, Vec<DefaultAttr>, crate::names::BuildFx>,
 }
 
-struct Run<'p> {
+pub(crate) struct Run<'p> {
     opts: &'p ParseOptions,
     st: &'p mut State,
     tape: Vec<u32>,
@@ -198,7 +198,7 @@ impl Run<'_> {
         let mut pos = 0;
         let mut decl = None;
         if t.starts_with(b"<?xml") && t.get(5).is_some_and(|&b| is_ws(b) || b == b'?') {
-            let (d, p) = self.xml_decl(t)?;
+            let (d, p) = Self::xml_decl(t)?;
             decl = Some(d);
             pos = p;
         }
@@ -260,7 +260,9 @@ impl Run<'_> {
         Ok((decl, root))
     }
 
-    fn xml_decl(&mut self, t: &[u8]) -> Result<(DeclSpans, usize), Error> {
+    /// Reads the XML declaration at the start of `t` (`<?xml` already seen): its
+    /// spans and the offset past `?>`. Shared with `assemble`.
+    pub(crate) fn xml_decl(t: &[u8]) -> Result<(DeclSpans, usize), Error> {
         // the usual declaration, `<?xml version="1.0" encoding="UTF-8"?>`, in a few compares
         if crate::input::common_utf8_declaration(t) && t.get(36..38) == Some(b"?>") {
             let d = DeclSpans { version: 15..18, encoding: Some(30..35), standalone: None, end: 38 };
@@ -1139,7 +1141,7 @@ pub(super) const QNAME_OK_WITH_DEFAULTS: u8 = 3;
 
 /// Namespaces in XML 1.0 `QName`, given a `Name`: at most one colon, with a name
 /// start character after it.
-fn is_qname(name: &[u8]) -> bool {
+pub(crate) fn is_qname(name: &[u8]) -> bool {
     match name.iter().position(|&b| b == b':') {
         None => true,
         Some(c) => {

@@ -11,3 +11,4 @@ mod navigation;
 mod properties;
 mod regressions;
 mod syntax;
+mod template;

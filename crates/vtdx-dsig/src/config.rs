@@ -35,6 +35,7 @@ pub struct VerifyConfig {
     pub(crate) max_clock_skew: Duration,
     pub(crate) now: Option<SystemTime>,
     pub(crate) require_timestamp: bool,
+    pub(crate) decrypts_after: bool,
     pub(crate) provider: Arc<dyn CryptoProvider>,
 }
 
@@ -53,6 +54,7 @@ impl Default for VerifyConfig {
             max_clock_skew: Duration::from_secs(300),
             now: None,
             require_timestamp: false,
+            decrypts_after: false,
             provider: Arc::new(AwsLcProvider),
         }
     }
@@ -146,6 +148,15 @@ impl VerifyConfigBuilder {
     /// Accept XPath Filter 2.0 (default off: expressions from the message are evaluated).
     pub fn allow_xpath_filter2(mut self, on: bool) -> Self {
         self.0.allow_xpath_filter2 = on;
+        self
+    }
+
+    /// The application decrypts the message after verifying it
+    /// ([`crate::enc`]): a `mustUnderstand` Security header may then also hold
+    /// `xenc:EncryptedKey` and `xenc:ReferenceList` (default off: such a header
+    /// is refused, since nothing would process them).
+    pub fn decrypts_after(mut self, on: bool) -> Self {
+        self.0.decrypts_after = on;
         self
     }
 

@@ -150,6 +150,354 @@ impl CryptoProvider for AwsLcProvider {
     }
 }
 
+// ---- encryption primitives (XML Encryption 1.1) ------------------------------
+
+/// The digest of RSA-OAEP and its MGF1, as XML Encryption names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum OaepDigest {
+    /// SHA-1 (the default of both `rsa-oaep-mgf1p` and `rsa-oaep`).
+    Sha1,
+    /// SHA-256.
+    Sha256,
+    /// SHA-384.
+    Sha384,
+    /// SHA-512.
+    Sha512,
+}
+
+/// The RSA key transport schemes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RsaPadding {
+    /// RSAES-OAEP with a digest, an MGF1 digest and a label (`OAEPparams`).
+    Oaep {
+        /// The digest of the label.
+        digest: OaepDigest,
+        /// The digest of MGF1.
+        mgf: OaepDigest,
+        /// The label (`xenc:OAEPparams`); empty when absent.
+        label: Vec<u8>,
+    },
+    /// RSAES-PKCS1-v1_5 (legacy: a Bleichenbacher oracle unless every failure is hidden).
+    Pkcs1,
+}
+
+/// An RSA private key for key transport, parsed once (the parse costs more
+/// than one decryption).
+pub struct RsaDecryptingKey {
+    key: aws_lc_rs::rsa::PrivateDecryptingKey,
+    public: KeyMaterial,
+}
+
+impl std::fmt::Debug for RsaDecryptingKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // never print key material
+        write!(f, "RsaDecryptingKey({})", self.public.describe())
+    }
+}
+
+impl RsaDecryptingKey {
+    /// Reads an unencrypted RSA private key: PKCS#8 `PrivateKeyInfo` or PKCS#1 `RSAPrivateKey` DER.
+    pub fn from_der(der: &[u8]) -> Result<RsaDecryptingKey, ErrorKind> {
+        use aws_lc_rs::rsa::PrivateDecryptingKey;
+        let key = PrivateDecryptingKey::from_pkcs8(der)
+            .or_else(|_| PrivateDecryptingKey::from_pkcs8(&pkcs1_to_pkcs8(der)))
+            .map_err(|e| ErrorKind::Key(format!("not an unencrypted RSA private key (PKCS#8 or PKCS#1): {e}")))?;
+        let public = crate::key::VerifyingKey::from_der(der)
+            .or_else(|_| crate::key::VerifyingKey::from_der(&pkcs1_to_pkcs8(der)))
+            .map_err(|e| ErrorKind::Key(e.to_string()))?
+            .material()
+            .clone();
+        Ok(RsaDecryptingKey { key, public })
+    }
+
+    /// The modulus length in bytes (the length of every ciphertext).
+    pub fn modulus_len(&self) -> usize {
+        self.key.key_size_bytes()
+    }
+
+    /// The public half.
+    pub fn public_key(&self) -> &KeyMaterial {
+        &self.public
+    }
+}
+
+/// Wraps a PKCS#1 `RSAPrivateKey` into a PKCS#8 `PrivateKeyInfo` (rsaEncryption, NULL parameters).
+fn pkcs1_to_pkcs8(pkcs1: &[u8]) -> Vec<u8> {
+    const ALG: &[u8] = &[0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01, 0x05, 0x00];
+    let mut body = vec![0x02, 0x01, 0x00];
+    body.extend_from_slice(ALG);
+    body.push(0x04);
+    push_len(&mut body, pkcs1.len());
+    body.extend_from_slice(pkcs1);
+    let mut out = vec![0x30];
+    push_len(&mut out, body.len());
+    out.extend_from_slice(&body);
+    out
+}
+
+/// An RSA `SubjectPublicKeyInfo` DER from the PKCS#1 `RSAPublicKey` DER.
+fn rsa_spki(pkcs1: &[u8]) -> Vec<u8> {
+    const ALG: &[u8] = &[0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01, 0x05, 0x00];
+    let mut bits = vec![0x03];
+    push_len(&mut bits, pkcs1.len() + 1);
+    bits.push(0);
+    bits.extend_from_slice(pkcs1);
+    let mut body = ALG.to_vec();
+    body.extend_from_slice(&bits);
+    let mut out = vec![0x30];
+    push_len(&mut out, body.len());
+    out.extend_from_slice(&body);
+    out
+}
+
+/// Why an encryption primitive failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CipherError {
+    /// Decryption failed: a wrong key, a bad tag, bad padding, a bad length.
+    /// Deliberately without detail.
+    DecryptionFailed,
+    /// The provider lacks this combination of parameters.
+    Unsupported(String),
+    /// Another failure (of encryption, or of the random generator).
+    Other(String),
+}
+
+impl std::fmt::Display for CipherError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CipherError::DecryptionFailed => write!(f, "decryption failed"),
+            CipherError::Unsupported(s) | CipherError::Other(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+/// The encryption primitives XML Encryption needs. Every failure that
+/// depends on a secret (a wrong key, a bad tag, bad padding) is the one
+/// [`CipherError::DecryptionFailed`]; callers must not tell them apart.
+pub trait CipherProvider: Send + Sync + std::fmt::Debug {
+    /// Fills `buf` with random bytes.
+    fn random(&self, buf: &mut [u8]) -> Result<(), CipherError>;
+
+    /// AES-GCM (128-bit tag, no additional data): decrypts `ciphertext || tag` in
+    /// place under `key` (16, 24 or 32 bytes) and the 12-byte `iv`; the plaintext length.
+    fn aes_gcm_open(&self, key: &[u8], iv: &[u8], in_out: &mut [u8]) -> Result<usize, CipherError>;
+
+    /// AES-GCM: encrypts `in_out` in place and appends the 16-byte tag.
+    fn aes_gcm_seal(&self, key: &[u8], iv: &[u8], in_out: &mut Vec<u8>) -> Result<(), CipherError>;
+
+    /// AES-CBC without padding removal: decrypts whole blocks in place.
+    fn aes_cbc_decrypt(&self, key: &[u8], iv: &[u8; 16], in_out: &mut [u8]) -> Result<(), CipherError>;
+
+    /// AES-CBC without padding: encrypts whole blocks in place.
+    fn aes_cbc_encrypt(&self, key: &[u8], iv: &[u8; 16], in_out: &mut [u8]) -> Result<(), CipherError>;
+
+    /// AES key wrap (RFC 3394) of `key` (a multiple of 8 bytes, at least 16) under `kek`.
+    fn aes_key_wrap(&self, kek: &[u8], key: &[u8]) -> Result<Vec<u8>, CipherError>;
+
+    /// AES key unwrap (RFC 3394), the integrity check compared in constant time.
+    fn aes_key_unwrap(&self, kek: &[u8], wrapped: &[u8]) -> Result<Vec<u8>, CipherError>;
+
+    /// RSA key transport: decrypts `ciphertext` with the private key.
+    fn rsa_decrypt(&self, key: &RsaDecryptingKey, padding: &RsaPadding, ciphertext: &[u8]) -> Result<Vec<u8>, CipherError>;
+
+    /// RSA key transport: encrypts `plaintext` to the public key (`KeyMaterial::Rsa`).
+    fn rsa_encrypt(&self, key: &KeyMaterial, padding: &RsaPadding, plaintext: &[u8]) -> Result<Vec<u8>, CipherError>;
+}
+
+fn aes_alg(key: &[u8]) -> Result<&'static aws_lc_rs::cipher::Algorithm, CipherError> {
+    use aws_lc_rs::cipher;
+    match key.len() {
+        16 => Ok(&cipher::AES_128),
+        24 => Ok(&cipher::AES_192),
+        32 => Ok(&cipher::AES_256),
+        _ => Err(CipherError::DecryptionFailed),
+    }
+}
+
+fn gcm_alg(key: &[u8]) -> Result<&'static aws_lc_rs::aead::Algorithm, CipherError> {
+    use aws_lc_rs::aead;
+    match key.len() {
+        16 => Ok(&aead::AES_128_GCM),
+        24 => Ok(&aead::AES_192_GCM),
+        32 => Ok(&aead::AES_256_GCM),
+        _ => Err(CipherError::DecryptionFailed),
+    }
+}
+
+fn oaep_alg(d: OaepDigest, m: OaepDigest) -> Result<&'static aws_lc_rs::rsa::OaepAlgorithm, CipherError> {
+    use aws_lc_rs::rsa;
+    // aws-lc-rs offers OAEP with one digest for both the label hash and MGF1
+    match (d, m) {
+        (OaepDigest::Sha1, OaepDigest::Sha1) => Ok(&rsa::OAEP_SHA1_MGF1SHA1),
+        (OaepDigest::Sha256, OaepDigest::Sha256) => Ok(&rsa::OAEP_SHA256_MGF1SHA256),
+        (OaepDigest::Sha384, OaepDigest::Sha384) => Ok(&rsa::OAEP_SHA384_MGF1SHA384),
+        (OaepDigest::Sha512, OaepDigest::Sha512) => Ok(&rsa::OAEP_SHA512_MGF1SHA512),
+        _ => Err(CipherError::DecryptionFailed),
+    }
+}
+
+/// One AES block operation in ECB mode (the building block of RFC 3394).
+fn ecb(key: &[u8], block: &mut [u8], encrypt: bool) -> Result<(), CipherError> {
+    use aws_lc_rs::cipher::{DecryptingKey, DecryptionContext, EncryptingKey, UnboundCipherKey};
+    let alg = aes_alg(key)?;
+    let k = UnboundCipherKey::new(alg, key).map_err(|_| CipherError::DecryptionFailed)?;
+    if encrypt {
+        EncryptingKey::ecb(k).and_then(|k| k.encrypt(block)).map(|_| ()).map_err(|_| CipherError::DecryptionFailed)
+    } else {
+        DecryptingKey::ecb(k).and_then(|k| k.decrypt(block, DecryptionContext::None)).map(|_| ()).map_err(|_| CipherError::DecryptionFailed)
+    }
+}
+
+const KW_IV: [u8; 8] = [0xA6; 8];
+
+impl CipherProvider for AwsLcProvider {
+    fn random(&self, buf: &mut [u8]) -> Result<(), CipherError> {
+        aws_lc_rs::rand::fill(buf).map_err(|_| CipherError::Other("the system random generator failed".into()))
+    }
+
+    fn aes_gcm_open(&self, key: &[u8], iv: &[u8], in_out: &mut [u8]) -> Result<usize, CipherError> {
+        use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, UnboundKey};
+        let k = LessSafeKey::new(UnboundKey::new(gcm_alg(key)?, key).map_err(|_| CipherError::DecryptionFailed)?);
+        let nonce = Nonce::try_assume_unique_for_key(iv).map_err(|_| CipherError::DecryptionFailed)?;
+        k.open_in_place(nonce, Aad::empty(), in_out).map(|p| p.len()).map_err(|_| CipherError::DecryptionFailed)
+    }
+
+    fn aes_gcm_seal(&self, key: &[u8], iv: &[u8], in_out: &mut Vec<u8>) -> Result<(), CipherError> {
+        use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, UnboundKey};
+        let fail = |_| CipherError::Other("AES-GCM encryption failed".into());
+        let k = LessSafeKey::new(UnboundKey::new(gcm_alg(key)?, key).map_err(fail)?);
+        let nonce = Nonce::try_assume_unique_for_key(iv).map_err(fail)?;
+        k.seal_in_place_append_tag(nonce, Aad::empty(), in_out).map_err(fail)
+    }
+
+    fn aes_cbc_decrypt(&self, key: &[u8], iv: &[u8; 16], in_out: &mut [u8]) -> Result<(), CipherError> {
+        use aws_lc_rs::cipher::{DecryptingKey, DecryptionContext, UnboundCipherKey};
+        use aws_lc_rs::iv::FixedLength;
+        if in_out.len() % 16 != 0 {
+            return Err(CipherError::DecryptionFailed);
+        }
+        let k = UnboundCipherKey::new(aes_alg(key)?, key).map_err(|_| CipherError::DecryptionFailed)?;
+        let k = DecryptingKey::cbc(k).map_err(|_| CipherError::DecryptionFailed)?;
+        k.decrypt(in_out, DecryptionContext::Iv128(FixedLength::from(iv))).map(|_| ()).map_err(|_| CipherError::DecryptionFailed)
+    }
+
+    fn aes_cbc_encrypt(&self, key: &[u8], iv: &[u8; 16], in_out: &mut [u8]) -> Result<(), CipherError> {
+        use aws_lc_rs::cipher::{EncryptingKey, EncryptionContext, UnboundCipherKey};
+        use aws_lc_rs::iv::FixedLength;
+        let fail = |_| CipherError::Other("AES-CBC encryption failed".into());
+        let k = UnboundCipherKey::new(aes_alg(key)?, key).map_err(fail)?;
+        let k = EncryptingKey::cbc(k).map_err(fail)?;
+        k.less_safe_encrypt(in_out, EncryptionContext::Iv128(FixedLength::from(iv))).map(|_| ()).map_err(fail)
+    }
+
+    fn aes_key_wrap(&self, kek: &[u8], key: &[u8]) -> Result<Vec<u8>, CipherError> {
+        if key.len() < 16 || key.len() % 8 != 0 {
+            return Err(CipherError::Other(format!("a key to wrap must be a multiple of 8 bytes and at least 16, not {}", key.len())));
+        }
+        let n = key.len() / 8;
+        let mut a = KW_IV;
+        let mut r: Vec<[u8; 8]> = key.chunks(8).map(|c| c.try_into().unwrap_or([0; 8])).collect();
+        let mut b = [0u8; 16];
+        for j in 0..6u64 {
+            for (i, ri) in r.iter_mut().enumerate() {
+                b[..8].copy_from_slice(&a);
+                b[8..].copy_from_slice(ri);
+                ecb(kek, &mut b, true).map_err(|_| CipherError::Other("AES key wrap failed".into()))?;
+                let t = (n as u64) * j + i as u64 + 1;
+                a.copy_from_slice(&b[..8]);
+                for (x, y) in a.iter_mut().zip(t.to_be_bytes()) {
+                    *x ^= y;
+                }
+                ri.copy_from_slice(&b[8..]);
+            }
+        }
+        let mut out = a.to_vec();
+        for ri in r {
+            out.extend_from_slice(&ri);
+        }
+        Ok(out)
+    }
+
+    fn aes_key_unwrap(&self, kek: &[u8], wrapped: &[u8]) -> Result<Vec<u8>, CipherError> {
+        if wrapped.len() < 24 || wrapped.len() % 8 != 0 {
+            return Err(CipherError::DecryptionFailed);
+        }
+        let n = wrapped.len() / 8 - 1;
+        let mut a: [u8; 8] = wrapped[..8].try_into().map_err(|_| CipherError::DecryptionFailed)?;
+        let mut r: Vec<[u8; 8]> = wrapped[8..].chunks(8).map(|c| c.try_into().unwrap_or([0; 8])).collect();
+        let mut b = [0u8; 16];
+        for j in (0..6u64).rev() {
+            for i in (0..n).rev() {
+                let t = (n as u64) * j + i as u64 + 1;
+                for (x, y) in a.iter_mut().zip(t.to_be_bytes()) {
+                    *x ^= y;
+                }
+                b[..8].copy_from_slice(&a);
+                b[8..].copy_from_slice(&r[i]);
+                ecb(kek, &mut b, false)?;
+                a.copy_from_slice(&b[..8]);
+                r[i].copy_from_slice(&b[8..]);
+            }
+        }
+        // the integrity check, in constant time
+        if aws_lc_rs::constant_time::verify_slices_are_equal(&a, &KW_IV).is_err() {
+            return Err(CipherError::DecryptionFailed);
+        }
+        Ok(r.concat())
+    }
+
+    fn rsa_decrypt(&self, key: &RsaDecryptingKey, padding: &RsaPadding, ciphertext: &[u8]) -> Result<Vec<u8>, CipherError> {
+        use aws_lc_rs::rsa::{OaepPrivateDecryptingKey, Pkcs1PrivateDecryptingKey};
+        if ciphertext.len() != key.modulus_len() {
+            return Err(CipherError::DecryptionFailed);
+        }
+        let mut out = vec![0u8; key.modulus_len()];
+        let n = match padding {
+            RsaPadding::Oaep { digest, mgf, label } => {
+                let k = OaepPrivateDecryptingKey::new(key.key.clone()).map_err(|_| CipherError::DecryptionFailed)?;
+                let Ok(alg) = oaep_alg(*digest, *mgf) else {
+                    // a pair the provider lacks: fail after the time of a decryption all the same
+                    let _ = k.decrypt(&aws_lc_rs::rsa::OAEP_SHA1_MGF1SHA1, ciphertext, &mut out, None);
+                    return Err(CipherError::DecryptionFailed);
+                };
+                let label = (!label.is_empty()).then_some(label.as_slice());
+                k.decrypt(alg, ciphertext, &mut out, label).map_err(|_| CipherError::DecryptionFailed)?.len()
+            }
+            RsaPadding::Pkcs1 => {
+                let k = Pkcs1PrivateDecryptingKey::new(key.key.clone()).map_err(|_| CipherError::DecryptionFailed)?;
+                k.decrypt(ciphertext, &mut out).map_err(|_| CipherError::DecryptionFailed)?.len()
+            }
+        };
+        out.truncate(n);
+        Ok(out)
+    }
+
+    fn rsa_encrypt(&self, key: &KeyMaterial, padding: &RsaPadding, plaintext: &[u8]) -> Result<Vec<u8>, CipherError> {
+        use aws_lc_rs::rsa::{OaepPublicEncryptingKey, Pkcs1PublicEncryptingKey, PublicEncryptingKey};
+        let KeyMaterial::Rsa { pkcs1, .. } = key else {
+            return Err(CipherError::Other(format!("RSA key transport needs an RSA public key, not {}", key.describe())));
+        };
+        let fail = |_| CipherError::Other("RSA encryption failed".into());
+        let public = PublicEncryptingKey::from_der(&rsa_spki(pkcs1)).map_err(|e| CipherError::Other(format!("RSA public key: {e}")))?;
+        let mut out = vec![0u8; public.key_size_bytes()];
+        let n = match padding {
+            RsaPadding::Oaep { digest, mgf, label } => {
+                let alg = oaep_alg(*digest, *mgf)
+                    .map_err(|_| CipherError::Unsupported("RSA-OAEP with different digests for the label and MGF1".into()))?;
+                let k = OaepPublicEncryptingKey::new(public).map_err(fail)?;
+                let label = (!label.is_empty()).then_some(label.as_slice());
+                k.encrypt(alg, plaintext, &mut out, label).map_err(fail)?.len()
+            }
+            RsaPadding::Pkcs1 => Pkcs1PublicEncryptingKey::new(public).map_err(fail)?.encrypt(plaintext, &mut out).map_err(fail)?.len(),
+        };
+        out.truncate(n);
+        Ok(out)
+    }
+}
+
 /// `r || s` (each `n` bytes, big-endian) as the DER `SEQUENCE { INTEGER r, INTEGER s }`
 /// of RFC 3279; `None` when the length is not `2n`.
 pub(crate) fn rs_to_der(sig: &[u8], n: usize) -> Option<Vec<u8>> {
@@ -202,6 +550,27 @@ mod tests {
         assert_eq!(&der[5..8], &[0x02, 33, 0]);
         assert_eq!(der.len(), 2 + 3 + 2 + 33);
         assert!(rs_to_der(&sig, 48).is_none());
+    }
+
+    #[test]
+    fn aes_key_wrap_rfc3394_vectors() {
+        fn hex(s: &str) -> Vec<u8> {
+            (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+        }
+        let kek = hex("000102030405060708090A0B0C0D0E0F1011121314151617");
+        let key = hex("00112233445566778899AABBCCDDEEFF");
+        // RFC 3394 §4.2: 128 bits of key data with a 192-bit KEK
+        let want = hex("96778B25AE6CA435F92B5B97C050AED2468AB8A17AD84E5D");
+        assert_eq!(AwsLcProvider.aes_key_wrap(&kek, &key).unwrap(), want);
+        assert_eq!(AwsLcProvider.aes_key_unwrap(&kek, &want).unwrap(), key);
+        let mut bad = want.clone();
+        bad[0] ^= 1;
+        assert_eq!(AwsLcProvider.aes_key_unwrap(&kek, &bad), Err(CipherError::DecryptionFailed));
+        // §4.6: 256 bits of key data with a 256-bit KEK
+        let kek = hex("000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F");
+        let key = hex("00112233445566778899AABBCCDDEEFF000102030405060708090A0B0C0D0E0F");
+        let want = hex("28C9F404C4B810F4CBCCB35CFB87F8263F5786E2D80ED326CBC7F0E71A99F43BFB988B9B7A02DD21");
+        assert_eq!(AwsLcProvider.aes_key_wrap(&kek, &key).unwrap(), want);
     }
 
     #[test]

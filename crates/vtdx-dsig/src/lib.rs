@@ -47,6 +47,7 @@
 pub mod alg;
 mod config;
 pub mod crypto;
+pub mod enc;
 mod error;
 pub mod key;
 mod keyinfo;

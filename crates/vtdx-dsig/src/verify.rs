@@ -270,7 +270,7 @@ impl Verifier {
         let cfg = &self.config;
         let soap = if cfg.soap_checks { SoapMessage::parse(doc)? } else { None };
         if let Some(m) = &soap {
-            m.check_must_understand()?;
+            m.check_must_understand(self.config.decrypts_after)?;
             m.check_timestamp(cfg.now(), cfg.max_clock_skew)?;
             if cfg.require_timestamp && m.timestamp.is_none() {
                 return Err(ErrorKind::TimestampRequired("a wsu:Timestamp is required in the wsse:Security header").into());

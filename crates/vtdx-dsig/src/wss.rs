@@ -173,7 +173,7 @@ impl<'d> SoapMessage<'d> {
     /// only children this implementation processes (Timestamp,
     /// BinarySecurityToken, Signature, UsernameToken, SecurityTokenReference,
     /// SignatureConfirmation).
-    pub fn check_must_understand(&self) -> Result<(), Error> {
+    pub fn check_must_understand(&self, encryption: bool) -> Result<(), Error> {
         let Some(sec) = self.security else { return Ok(()) };
         let ns = self.version.namespace();
         let Some(mu) = sec.attributes().find(|a| a.local_name() == "mustUnderstand" && a.namespace_uri() == Some(ns)) else {
@@ -197,7 +197,8 @@ impl<'d> SoapMessage<'d> {
                 || is(&c, WSSE_NS, "UsernameToken")
                 || is(&c, WSSE_NS, "SecurityTokenReference")
                 || is(&c, WSSE11_NS, "SignatureConfirmation")
-                || is(&c, DSIG_NS, "Signature");
+                || is(&c, DSIG_NS, "Signature")
+                || (encryption && (is(&c, crate::enc::alg::XENC_NS, "EncryptedKey") || is(&c, crate::enc::alg::XENC_NS, "ReferenceList")));
             if !known {
                 return Err(Error::at(
                     ErrorKind::MustUnderstand(format!("it holds {}, which is not processed", c.name())),

@@ -5,3 +5,6 @@ mod conformance;
 mod interop;
 mod sign;
 mod wss;
+mod xmlenc;
+mod xmlenc_conformance;
+mod xmlenc_interop;

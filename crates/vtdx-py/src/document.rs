@@ -273,8 +273,11 @@ impl Document {
         slf.clone().unbind()
     }
 
-    fn __reduce__(&self) -> PyResult<()> {
-        Err(PyTypeError::new_err("vtdx.Document cannot be pickled; pickle doc.tostring() and parse it again"))
+    /// Pickling: the packed form (`vtdx.pack`), unpacked by `vtdx.unpack`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, pyo3::types::PyBytes>,))> {
+        let packed = vtdx_binary::pack(&self.inner.doc).map_err(|e| PyTypeError::new_err(format!("cannot pickle: {e}")))?;
+        let unpack = py.import("vtdx._vtdx")?.getattr("unpack")?;
+        Ok((unpack, (pyo3::types::PyBytes::new(py, &packed),)))
     }
 }
 

@@ -16,6 +16,7 @@
 
 #![deny(unsafe_code)]
 
+mod binary;
 mod c14n;
 mod compile_cache;
 mod document;
@@ -26,6 +27,7 @@ mod elementpath;
 mod errors;
 mod names;
 mod parse;
+mod schema;
 mod xpath;
 
 use pyo3::prelude::*;
@@ -77,12 +79,15 @@ fn _vtdx(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<editor::Editor>()?;
     xpath::register(m)?;
     dsig::register(m)?;
+    schema::register(m)?;
     m.add_function(wrap_pyfunction!(parse::parse, m)?)?;
     m.add_function(wrap_pyfunction!(parse::fromstring, m)?)?;
     m.add_function(wrap_pyfunction!(parse::xml_, m)?)?;
     m.add_function(wrap_pyfunction!(c14n::tostring, m)?)?;
     m.add_function(wrap_pyfunction!(c14n::canonicalize, m)?)?;
     m.add_function(wrap_pyfunction!(element::iselement, m)?)?;
+    m.add_function(wrap_pyfunction!(binary::pack, m)?)?;
+    m.add_function(wrap_pyfunction!(binary::unpack, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

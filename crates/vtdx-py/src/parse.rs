@@ -138,6 +138,8 @@ fn external_policy(forbid_external: Option<bool>, refs_error: Option<bool>) -> P
 pub struct XMLParser {
     opts: ParseOptions,
     parser: Mutex<Parser>,
+    /// With ``template_cache=True``: the templates of earlier messages.
+    cache: Option<std::sync::Arc<vtdx::core::TemplateCache>>,
 }
 
 #[pymethods]
@@ -164,14 +166,47 @@ impl XMLParser {
     /// * ``external_entities`` (``'skip'``), with ``forbid_external=False``: what a
     ///   reference to an external entity in content does: read as nothing, or
     ///   ``'error'``. ``'skip'`` alone implies ``forbid_external=False``; ``'error'``
-    ///   alone leaves ``forbid_external`` True.
+    ///   alone leaves ``forbid_external`` True;
+    /// * ``template_cache`` (False): match each message against the templates of
+    ///   earlier messages with the same structure before parsing it
+    ///   (``docs/template-cache.md``): the same trees and errors, faster on
+    ///   streams of similar messages; :meth:`template_stats` gives the counters.
     ///
     /// Nothing external is ever fetched or opened, whatever the options.
     #[new]
     #[pyo3(signature = (**options))]
     fn new(options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let mut cache = None;
+        if let Some(kw) = options {
+            if let Some(v) = kw.get_item("template_cache")? {
+                if v.is_truthy()? {
+                    cache = Some(std::sync::Arc::new(vtdx::core::TemplateCache::new()));
+                }
+                kw.del_item("template_cache")?;
+            }
+        }
         let opts = options_from_kwargs(options)?;
-        Ok(XMLParser { parser: Mutex::new(Parser::with_options(opts.clone())), opts })
+        let mut parser = Parser::with_options(opts.clone());
+        parser.set_template_cache(cache.clone());
+        Ok(XMLParser { parser: Mutex::new(parser), opts, cache })
+    }
+
+    /// The template cache's counters (``hits``, ``misses``, ``bytes_matched``,
+    /// ``learned``, ``evicted``, ``templates``, ``bytes``, ``max_bytes``), or None
+    /// without ``template_cache=True``.
+    fn template_stats<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(c) = &self.cache else { return Ok(None) };
+        let s = c.stats();
+        let d = PyDict::new(py);
+        d.set_item("hits", s.hits)?;
+        d.set_item("misses", s.misses)?;
+        d.set_item("bytes_matched", s.bytes_matched)?;
+        d.set_item("learned", s.learned)?;
+        d.set_item("evicted", s.evicted)?;
+        d.set_item("templates", s.templates)?;
+        d.set_item("bytes", s.bytes)?;
+        d.set_item("max_bytes", s.max_bytes)?;
+        Ok(Some(d))
     }
 
     /// Parses a source (see :func:`vtdx.parse`) into a :class:`Document`.
@@ -188,7 +223,7 @@ impl XMLParser {
     }
 
     fn __repr__(&self) -> String {
-        format!("<vtdx.XMLParser {:?}>", self.opts)
+        format!("<vtdx.XMLParser {:?} template_cache={}>", self.opts, self.cache.is_some())
     }
 }
 

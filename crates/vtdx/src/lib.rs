@@ -23,7 +23,8 @@
 
 pub use vtdx_core::{
     dtd, escape_attr, escape_text, input, is_name, line_column, write_pretty, Children, Descendants, Document, EditError, Editor, Error,
-    ErrorKind, ExternalPolicy, LimitKind, Limits, Node, NodeId, NodeKind, ParseOptions, Parser, SourceEncoding, XmlDecl,
+    ErrorKind, ExternalPolicy, LimitKind, Limits, Node, NodeId, NodeKind, ParseOptions, Parser, SourceEncoding, TemplateCache,
+    TemplateConfig, TemplateStats, XmlDecl,
 };
 
 /// The core crate, for the expert-level API (token tape, name tables).
@@ -39,6 +40,10 @@ pub use vtdx_c14n as c14n;
 /// XML Signature verification with the caller's keys and the verified view (feature `dsig`).
 #[cfg(feature = "dsig")]
 pub use vtdx_dsig as dsig;
+
+/// The packed binary form with an exact round trip, decoded straight into the index (feature `binary`).
+#[cfg(feature = "binary")]
+pub use vtdx_binary as binary;
 
 /// The README's and `docs/*.md`'s Rust examples, run as doctests (non-Rust blocks are
 /// marked `text`, `sh`, `xml`...; rustdoc runs every other fenced block).
@@ -56,6 +61,8 @@ mod docs {
     pub struct Parsing;
     #[doc = include_str!("../../../docs/xpath.md")]
     pub struct XPath;
+    #[doc = include_str!("../../../docs/template-cache.md")]
+    pub struct TemplateCache;
     #[doc = include_str!("../../../docs/conformance.md")]
     pub struct Conformance;
     #[doc = include_str!("../../../docs/security.md")]

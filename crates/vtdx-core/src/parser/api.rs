@@ -48,6 +48,8 @@ pub struct Parser {
     /// capacity for the next parse instead of giving it back.
     pub(crate) recycling: bool,
     pub(super) st: State,
+    /// Templates of earlier messages to match before parsing ([`Parser::with_template_cache`]).
+    pub(crate) template_cache: Option<std::sync::Arc<crate::template::TemplateCache>>,
 }
 
 impl Parser {
@@ -62,6 +64,37 @@ impl Parser {
     /// The options in use.
     pub fn options(&self) -> &ParseOptions {
         &self.opts
+    }
+
+    /// This parser, matching each message against the templates of `cache` before
+    /// parsing it, and teaching the cache the structures it parses in full (see
+    /// [`TemplateCache`](crate::TemplateCache)). A document from a template is the
+    /// document a full parse gives; a message no template matches is parsed in full,
+    /// with the same result or error. The cache may be shared by many parsers and threads.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let cache = Arc::new(vtdx_core::TemplateCache::new());
+    /// let mut parser = vtdx_core::Parser::new().with_template_cache(cache.clone());
+    /// for v in ["1", "22", "333"] {
+    ///     let msg = format!("<m><v>{v}</v></m>");
+    ///     assert_eq!(parser.parse(msg.as_bytes()).unwrap().root_element().first_element_child().unwrap().text().unwrap(), v);
+    /// }
+    /// assert_eq!(cache.stats().hits, 1);
+    /// ```
+    pub fn with_template_cache(mut self, cache: std::sync::Arc<crate::template::TemplateCache>) -> Parser {
+        self.template_cache = Some(cache);
+        self
+    }
+
+    /// Sets or removes the template cache ([`Parser::with_template_cache`]).
+    pub fn set_template_cache(&mut self, cache: Option<std::sync::Arc<crate::template::TemplateCache>>) {
+        self.template_cache = cache;
+    }
+
+    /// The template cache in use, if any.
+    pub fn template_cache(&self) -> Option<&std::sync::Arc<crate::template::TemplateCache>> {
+        self.template_cache.as_ref()
     }
 
     /// Parses `input`, reusing this parser's allocations.
@@ -125,6 +158,18 @@ impl Parser {
 
     /// Decodes `source` and scans it into a document.
     fn parse_bytes<'a>(&mut self, source: Bytes<'a>) -> Result<Document<'a>, Error> {
+        let Some(cache) = self.template_cache.clone() else { return self.parse_full(source) };
+        let source = match cache.lookup(source, &self.opts, &mut self.tape_pool) {
+            Ok(doc) => return Ok(doc),
+            Err(source) => source,
+        };
+        let doc = self.parse_full(source)?;
+        cache.observe(&doc);
+        Ok(doc)
+    }
+
+    /// Decodes `source` and scans it into a document (no template cache).
+    fn parse_full<'a>(&mut self, source: Bytes<'a>) -> Result<Document<'a>, Error> {
         let parallel = self.opts.parallel_check && source.len() >= crate::options::PARALLEL_CHECK_MIN_BYTES;
         let (decoded, deferred) = input::decode_deferring(&source, parallel)?;
         let encoding = decoded.encoding.clone();

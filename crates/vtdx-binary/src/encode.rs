@@ -1,0 +1,534 @@
+//! Packing: a parsed [`Document`] to a document frame, straight from its index
+//! (no second parse): the tape says where every piece of markup is, the text
+//! says how it is written.
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use memchr::memchr;
+use vtdx_core::tape::{RecordKind, Tape, KIND_SHIFT, PAYLOAD_MASK};
+use vtdx_core::{Document, SourceEncoding};
+
+use crate::wire::*;
+use crate::{Error, ErrorKind};
+
+/// A small multiplicative hasher for the tables (keys are names and short values).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
+        }
+        let mut tail = 0u64;
+        for (i, &b) in chunks.remainder().iter().enumerate() {
+            tail |= (b as u64) << (i * 8);
+        }
+        self.add(tail ^ bytes.len() as u64);
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Fx {
+    #[inline]
+    fn add(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+
+/// The tables an encoder shares with its decoder: qualified names, namespace
+/// names, symbols (pairs of the two) and short values, each numbered in order of
+/// first use.
+#[derive(Default)]
+pub(crate) struct EncTables {
+    qnames: FxMap<Box<str>, u32>,
+    ns: FxMap<Box<str>, u32>,
+    syms: FxMap<(u32, u32), u32>,
+    values: FxMap<Box<[u8]>, u32>,
+}
+
+impl EncTables {
+    fn new() -> Self {
+        let mut t = EncTables::default();
+        t.reset();
+        t
+    }
+
+    fn reset(&mut self) {
+        self.qnames.clear();
+        self.ns.clear();
+        self.syms.clear();
+        self.values.clear();
+        for (i, u) in FIXED_NS.iter().enumerate() {
+            self.ns.insert((*u).into(), i as u32);
+        }
+    }
+}
+
+/// The namespace table's fixed first entries.
+pub(crate) const FIXED_NS: [&str; 3] = ["", vtdx_core::XML_NAMESPACE, vtdx_core::XMLNS_NAMESPACE];
+
+/// Writes documents as frames, keeping the tables from one to the next in
+/// stream mode.
+pub(crate) struct Encoder {
+    tables: EncTables,
+    /// Per document: the stream's symbol handle of each document symbol (`u32::MAX`: none yet).
+    sym_map: Vec<u32>,
+    /// Per document: the qualified-name length of each document symbol.
+    sym_len: Vec<u32>,
+    /// Table additions of the document being written.
+    add_q: Vec<u8>,
+    add_ns: Vec<u8>,
+    add_sym: Vec<u8>,
+    counts: [u64; 3],
+}
+
+impl Encoder {
+    pub fn new() -> Self {
+        Encoder {
+            tables: EncTables::new(),
+            sym_map: Vec::new(),
+            sym_len: Vec::new(),
+            add_q: Vec::new(),
+            add_ns: Vec::new(),
+            add_sym: Vec::new(),
+            counts: [0; 3],
+        }
+    }
+
+    pub fn reset(&mut self) {
+        self.tables.reset();
+    }
+
+    /// Appends one document frame for `doc` to `out`.
+    pub fn frame(&mut self, doc: &Document<'_>, out: &mut Vec<u8>, flags: u8) -> Result<(), Error> {
+        let frame_start = out.len();
+        out.push(FRAME_DOC);
+        // the length: a 5-byte placeholder, made minimal afterwards for small frames
+        let len_at = out.len();
+        out.extend_from_slice(&[0x80, 0x80, 0x80, 0x80, 0x00]);
+        let payload_start = out.len();
+        match transform(doc) {
+            TR_VERBATIM => {
+                out.push(TR_VERBATIM);
+                put_str(out, doc.source());
+            }
+            tr => {
+                out.push(tr);
+                self.structure(doc, out)?;
+            }
+        }
+        let len = out.len() - payload_start;
+        if len > u32::MAX as usize * 4 {
+            return Err(Error { kind: ErrorKind::Malformed { detail: "document too large to pack".into() }, offset: 0 });
+        }
+        let mut v = Vec::with_capacity(5);
+        put_varint(&mut v, len as u64);
+        if len < 1 << 14 {
+            // small frame: the minimal varint, the payload moved back (a few bytes)
+            out.copy_within(payload_start.., len_at + v.len());
+            out.truncate(len_at + v.len() + len);
+            out[len_at..len_at + v.len()].copy_from_slice(&v);
+        } else {
+            // the length padded to 5 bytes: no move
+            let mut x = len as u64;
+            for i in 0..5 {
+                let b = (x & 0x7F) as u8;
+                x >>= 7;
+                out[len_at + i] = if i < 4 { b | 0x80 } else { b };
+            }
+        }
+        let sum = checksum(&out[frame_start..], flags);
+        out.extend_from_slice(&sum.to_le_bytes());
+        Ok(())
+    }
+
+    /// The symbol tables' additions, the size hints and the tokens of `doc`.
+    fn structure(&mut self, doc: &Document<'_>, out: &mut Vec<u8>) -> Result<(), Error> {
+        let t = doc.text();
+        let tape = doc.tape();
+        let names = doc.names();
+        // pre-pass over the index: handles for the symbols used, namespace names declared
+        self.sym_map.clear();
+        self.sym_map.resize(names.sym_count(), u32::MAX);
+        self.sym_len.clear();
+        self.sym_len.resize(names.sym_count(), 0);
+        self.add_q.clear();
+        self.add_ns.clear();
+        self.add_sym.clear();
+        self.counts = [0; 3];
+        let mut words = 0u64;
+        let mut i = 0usize;
+        while i < tape.len() {
+            let w0 = tape[i];
+            let kind = RecordKind::from_word(w0).ok_or_else(|| internal("a record of unknown kind"))?;
+            let n = kind.words() as usize;
+            match kind {
+                RecordKind::Element | RecordKind::Attribute | RecordKind::NsDecl => {
+                    let s = (w0 & PAYLOAD_MASK) as usize;
+                    if self.sym_map.get(s) == Some(&u32::MAX) {
+                        self.add_symbol(doc, s);
+                    }
+                    if kind == RecordKind::NsDecl {
+                        self.declared_ns(t, tape[i + 1] as usize + self.sym_len[s] as usize);
+                    }
+                    words += n as u64;
+                }
+                RecordKind::AttributeDefault | RecordKind::NsDeclDefault => {}
+                _ => words += n as u64,
+            }
+            i += n;
+        }
+        put_varint(out, self.counts[0]);
+        out.extend_from_slice(&self.add_q);
+        put_varint(out, self.counts[1]);
+        out.extend_from_slice(&self.add_ns);
+        put_varint(out, self.counts[2]);
+        out.extend_from_slice(&self.add_sym);
+        put_varint(out, t.len() as u64);
+        put_varint(out, words);
+        out.reserve(t.len() + t.len() / 8 + 64);
+        self.tokens(doc, out)
+    }
+
+    fn add_symbol(&mut self, doc: &Document<'_>, s: usize) {
+        let names = doc.names();
+        let sym = vtdx_core::Sym::new(s as u32);
+        let qname = names.qname(sym);
+        let uri = names.ns_uri(sym);
+        let qh = match self.tables.qnames.get(qname) {
+            Some(&h) => h,
+            None => {
+                let h = self.tables.qnames.len() as u32;
+                self.tables.qnames.insert(qname.into(), h);
+                put_str(&mut self.add_q, qname.as_bytes());
+                self.counts[0] += 1;
+                h
+            }
+        };
+        let nh = self.ns_handle(uri);
+        let h = match self.tables.syms.get(&(qh, nh)) {
+            Some(&h) => h,
+            None => {
+                let h = self.tables.syms.len() as u32;
+                self.tables.syms.insert((qh, nh), h);
+                put_varint(&mut self.add_sym, qh as u64);
+                put_varint(&mut self.add_sym, nh as u64);
+                self.counts[2] += 1;
+                h
+            }
+        };
+        self.sym_map[s] = h;
+        self.sym_len[s] = qname.len() as u32;
+    }
+
+    fn ns_handle(&mut self, uri: &str) -> u32 {
+        match self.tables.ns.get(uri) {
+            Some(&h) => h,
+            None => {
+                let h = self.tables.ns.len() as u32;
+                self.tables.ns.insert(uri.into(), h);
+                put_str(&mut self.add_ns, uri.as_bytes());
+                self.counts[1] += 1;
+                h
+            }
+        }
+    }
+
+    /// The namespace name a declaration whose name ends at `p` declares, entered
+    /// in the table when written plainly (a value with references is left to the
+    /// decoder's assembly, which interns it itself).
+    fn declared_ns(&mut self, t: &[u8], p: usize) {
+        let p = skip_ws(t, p);
+        let p = skip_ws(t, p + 1);
+        let Some(&q) = t.get(p) else { return };
+        let Some(e) = memchr(q, &t[p + 1..]) else { return };
+        let v = &t[p + 1..p + 1 + e];
+        if !v.is_empty() && !v.iter().any(|&c| matches!(c, b'&' | b'\t' | b'\n' | b'\r')) {
+            if let Ok(u) = std::str::from_utf8(v) {
+                self.ns_handle(u);
+            }
+        }
+    }
+
+    #[inline]
+    fn value(&mut self, out: &mut Vec<u8>, v: &[u8]) {
+        let n = v.len() as u64;
+        if !v.is_empty() && v.len() <= VALUE_MAX_LEN {
+            if let Some(&h) = self.tables.values.get(v) {
+                put_varint(out, ((h as u64) << 2) | 2);
+                return;
+            }
+            if self.tables.values.len() < VALUE_MAX_ENTRIES {
+                let h = self.tables.values.len() as u32;
+                self.tables.values.insert(v.into(), h);
+                put_varint(out, (n << 2) | 1);
+                out.extend_from_slice(v);
+                return;
+            }
+        }
+        put_varint(out, n << 2);
+        out.extend_from_slice(v);
+    }
+
+    /// Character data (or, at the top level, whitespace and the DOCTYPE) `t[a..b]`.
+    #[inline]
+    fn gap(&mut self, out: &mut Vec<u8>, t: &[u8], a: usize, b: usize, top: bool) {
+        if a >= b {
+            return;
+        }
+        let s = &t[a..b];
+        if top && memchr::memmem::find(s, b"<!DOCTYPE").is_some() {
+            out.push(OP_DOCTYPE);
+            put_str(out, s);
+            return;
+        }
+        if s.len() <= VALUE_MAX_LEN && s.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\n' | b'\r')) {
+            if let Some(&h) = self.tables.values.get(s) {
+                out.push(OP_TEXT_REF);
+                put_varint(out, h as u64);
+                return;
+            }
+            if self.tables.values.len() < VALUE_MAX_ENTRIES {
+                let h = self.tables.values.len() as u32;
+                self.tables.values.insert(s.into(), h);
+                out.push(OP_TEXT_NEW);
+                put_str(out, s);
+                return;
+            }
+        }
+        put_ranged(out, OP_TEXT, s.len());
+        out.extend_from_slice(s);
+    }
+
+    fn tokens(&mut self, doc: &Document<'_>, out: &mut Vec<u8>) -> Result<(), Error> {
+        let t = doc.text();
+        let tape = Tape::of(doc);
+        let w = tape.words();
+        let mut pos = 0usize;
+        if let Some(d) = doc.xml_declaration() {
+            out.push(OP_XMLDECL);
+            put_str(out, &t[..d.span.end]);
+            pos = d.span.end;
+        }
+        // open elements: (record, next word)
+        let mut stack: Vec<(usize, usize)> = Vec::new();
+        let mut r = 0usize;
+        while r < w.len() {
+            while let Some(&(e, next)) = stack.last() {
+                if r < next {
+                    break;
+                }
+                stack.pop();
+                pos = self.end_tag(out, t, w, e, pos);
+            }
+            let w0 = w[r];
+            let kind = w0 >> KIND_SHIFT;
+            let start = w[r + 1] as usize;
+            self.gap(out, t, pos, start, stack.is_empty());
+            if kind == RecordKind::Element as u32 {
+                let s = (w0 & PAYLOAD_MASK) as usize;
+                put_ranged(out, OP_START, self.sym_map[s] as usize);
+                let mut p = start + 1 + self.sym_len[s] as usize;
+                let next = w[r + 2] as usize;
+                let mut j = r + 5;
+                while j < next {
+                    let k = w[j] >> KIND_SHIFT;
+                    if k == RecordKind::Attribute as u32 || k == RecordKind::NsDecl as u32 {
+                        p = self.attribute(out, t, w, j, p);
+                    } else if k != RecordKind::AttributeDefault as u32 && k != RecordKind::NsDeclDefault as u32 {
+                        break;
+                    }
+                    j += 2;
+                }
+                let q = skip_ws(t, p);
+                if q > p {
+                    out.push(OP_TAG_WS);
+                    put_str(out, &t[p..q]);
+                }
+                if t.get(q) == Some(&b'/') {
+                    out.push(OP_EMPTY);
+                    pos = q + 2;
+                    r = next;
+                } else {
+                    pos = q + 1;
+                    stack.push((r, next));
+                    r = j;
+                }
+            } else {
+                let end = w[r + 2] as usize;
+                let (op, body) = if kind == RecordKind::Comment as u32 {
+                    (OP_COMMENT, &t[start + 4..end - 3])
+                } else if kind == RecordKind::Pi as u32 {
+                    (OP_PI, &t[start + 2..end - 2])
+                } else if kind == RecordKind::Cdata as u32 {
+                    (OP_CDATA, &t[start + 9..end - 3])
+                } else {
+                    return Err(internal("an attribute record outside a start tag"));
+                };
+                out.push(op);
+                put_str(out, body);
+                pos = end;
+                r += 4;
+            }
+        }
+        while let Some((e, _)) = stack.pop() {
+            pos = self.end_tag(out, t, w, e, pos);
+        }
+        self.gap(out, t, pos, t.len(), true);
+        out.push(OP_EOD);
+        Ok(())
+    }
+
+    /// The attribute record `j`, written from `p` on (the end of the element name
+    /// or of the previous attribute). Returns the offset after its closing quote.
+    #[inline]
+    fn attribute(&mut self, out: &mut Vec<u8>, t: &[u8], w: &[u32], j: usize, p: usize) -> usize {
+        let s = (w[j] & PAYLOAD_MASK) as usize;
+        let h = self.sym_map[s] as usize;
+        let name_at = w[j + 1] as usize;
+        let ae = name_at + self.sym_len[s] as usize;
+        let eq = skip_ws(t, ae);
+        let vq = skip_ws(t, eq + 1);
+        let quote = t[vq];
+        let vs = vq + 1;
+        let ve = memchr(quote, &t[vs..]).map_or(t.len(), |i| vs + i);
+        let ws1 = &t[p..name_at];
+        if ws1 == b" " && eq == ae && vq == eq + 1 {
+            if quote == b'"' {
+                put_ranged(out, OP_ATTR, h);
+            } else {
+                out.push(OP_ATTR_Q);
+                put_varint(out, h as u64);
+            }
+        } else {
+            out.push(OP_ATTR_X);
+            put_varint(out, h as u64);
+            put_str(out, ws1);
+            put_str(out, &t[ae..eq]);
+            put_str(out, &t[eq + 1..vq]);
+            out.push(quote);
+        }
+        self.value(out, &t[vs..ve]);
+        ve + 1
+    }
+
+    /// The end tag of element record `e`, after character data from `pos`.
+    /// Returns the offset after it.
+    #[inline]
+    fn end_tag(&mut self, out: &mut Vec<u8>, t: &[u8], w: &[u32], e: usize, pos: usize) -> usize {
+        let end = w[e + 4] as usize;
+        let gt = end - 1;
+        let mut q = gt;
+        while q > 0 && matches!(t[q - 1], b' ' | b'\t' | b'\n' | b'\r') {
+            q -= 1;
+        }
+        let s = (w[e] & PAYLOAD_MASK) as usize;
+        let tag = q - self.sym_len[s] as usize - 2;
+        self.gap(out, t, pos, tag, false);
+        if q == gt {
+            out.push(OP_END);
+        } else {
+            out.push(OP_END_X);
+            put_str(out, &t[q..gt]);
+        }
+        end
+    }
+}
+
+#[inline(always)]
+fn skip_ws(t: &[u8], mut p: usize) -> usize {
+    while p < t.len() && matches!(t[p], b' ' | b'\t' | b'\n' | b'\r') {
+        p += 1;
+    }
+    p
+}
+
+#[cold]
+fn internal(what: &str) -> Error {
+    Error { kind: ErrorKind::Malformed { detail: format!("the document's index is not one the parser makes: {what}") }, offset: 0 }
+}
+
+/// How the document's input bytes are remade from its text (`TR_*`), checked
+/// here so that unpacking gives back the input byte for byte.
+fn transform(doc: &Document<'_>) -> u8 {
+    if !doc.entity_expansions().is_empty() {
+        return TR_VERBATIM;
+    }
+    let t = doc.text();
+    let src = doc.source();
+    match doc.encoding() {
+        SourceEncoding::Utf8 { bom } if doc.text_is_source() => {
+            if *bom {
+                TR_UTF8_BOM
+            } else {
+                TR_UTF8
+            }
+        }
+        SourceEncoding::Utf16Le { bom } | SourceEncoding::Utf16Be { bom } => {
+            let le = matches!(doc.encoding(), SourceEncoding::Utf16Le { .. });
+            let body = &src[if *bom { 2 } else { 0 }..];
+            if utf16_equals(t, body, le) {
+                match (le, *bom) {
+                    (true, false) => TR_UTF16LE,
+                    (true, true) => TR_UTF16LE_BOM,
+                    (false, false) => TR_UTF16BE,
+                    (false, true) => TR_UTF16BE_BOM,
+                }
+            } else {
+                TR_VERBATIM
+            }
+        }
+        SourceEncoding::Other { .. } if doc.text_is_source() && doc.bom_len() == 0 => TR_UTF8,
+        SourceEncoding::Other { .. } if latin1_equals(t, src) => TR_LATIN1,
+        _ => TR_VERBATIM,
+    }
+}
+
+/// Is `body` the UTF-16 encoding of the UTF-8 text `t`?
+fn utf16_equals(t: &[u8], body: &[u8], le: bool) -> bool {
+    let Ok(s) = std::str::from_utf8(t) else { return false };
+    let mut i = 0;
+    for u in s.encode_utf16() {
+        let b = if le { u.to_le_bytes() } else { u.to_be_bytes() };
+        if body.get(i..i + 2) != Some(&b[..]) {
+            return false;
+        }
+        i += 2;
+    }
+    i == body.len()
+}
+
+/// Is `src` the text `t` with each character (all below U+0100) as one byte?
+fn latin1_equals(t: &[u8], src: &[u8]) -> bool {
+    let Ok(s) = std::str::from_utf8(t) else { return false };
+    let mut i = 0;
+    for c in s.chars() {
+        let c = c as u32;
+        if c > 0xFF || src.get(i) != Some(&(c as u8)) {
+            return false;
+        }
+        i += 1;
+    }
+    i == src.len()
+}

@@ -1,0 +1,381 @@
+//! # vtdx-binary
+//!
+//! A compact binary form of XML with name handles and an exact round trip,
+//! decoded straight into the vtdx token index.
+//!
+//! Each element and attribute name is sent once and then referred to by a small
+//! handle; short attribute values and whitespace runs likewise. Everything that
+//! can be written more than one way (quotes, whitespace inside tags,
+//! empty-element tags, the XML declaration, the DOCTYPE, character references,
+//! the encoding and its byte-order mark) is recorded, so unpacking gives back the
+//! input **byte for byte**: a signed document survives a pack and unpack.
+//!
+//! ```
+//! use vtdx_core::Document;
+//!
+//! let xml = b"<?xml version='1.0'?>\n<po date=\"2026\"><item n='1'>Can &amp; lid</item><item n='2'/></po>";
+//! let doc = Document::parse(xml)?;
+//! let packed = vtdx_binary::pack(&doc)?;
+//! let back = vtdx_binary::unpack(&packed)?;
+//! assert_eq!(back.source(), &xml[..]);
+//! assert_eq!(back.root_element().element_children().count(), 2);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Unpacking does not scan the text for markup: the tokens say where each piece
+//! goes, and [`Document::assemble`] checks the text and index it wrote against each
+//! other (a packed input is untrusted). A damaged file fails its checksum
+//! ([`ErrorKind::Checksum`]); a hostile one is refused with a typed error.
+//!
+//! In **stream mode** ([`StreamWriter`], [`StreamReader`]) the tables carry over from
+//! one document to the next, so a stream of messages of one kind sends each name
+//! once. The format is specified in `docs/binary-format.md`.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod decode;
+mod encode;
+mod wire;
+
+use std::fmt;
+
+use vtdx_core::{Document, ParseOptions};
+
+pub use wire::{FLAG_STREAM, MAGIC, VERSION};
+
+/// What is wrong with a packed input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The input does not start with [`MAGIC`]: not a packed file.
+    NotPacked,
+    /// The header's version is one this crate does not read.
+    UnsupportedVersion {
+        /// The version found.
+        found: u8,
+    },
+    /// The header has flags this crate does not know.
+    UnknownFlags {
+        /// The flags byte found.
+        found: u8,
+    },
+    /// The input ends inside a construct.
+    Truncated {
+        /// What was still needed.
+        expected: &'static str,
+    },
+    /// A frame's checksum does not match its bytes: the file is damaged.
+    Checksum {
+        /// The checksum stored in the frame.
+        stored: u64,
+        /// The checksum of the frame's bytes.
+        computed: u64,
+    },
+    /// Bytes that are not a valid packed stream (an unknown token, a handle
+    /// outside its table, a size that does not match, ...).
+    Malformed {
+        /// What is wrong.
+        detail: String,
+    },
+    /// The unpacked document is not one the parser accepts (or a limit of the
+    /// [`ParseOptions`] was reached): the error the check or the parser gave.
+    Document(vtdx_core::Error),
+    /// The packed input holds no document, or more than one where one was asked for.
+    DocumentCount {
+        /// Documents found.
+        found: usize,
+    },
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ErrorKind::NotPacked => write!(f, "not a packed vtdx file: expected the magic bytes 89 56 54 58 42 0D 0A 1A"),
+            ErrorKind::UnsupportedVersion { found } => write!(f, "unsupported packed format version {found}: expected {VERSION}"),
+            ErrorKind::UnknownFlags { found } => write!(f, "unknown header flags 0x{found:02X}: expected 0x00 or 0x01"),
+            ErrorKind::Truncated { expected } => write!(f, "packed input is truncated: expected {expected}"),
+            ErrorKind::Checksum { stored, computed } => {
+                write!(f, "checksum mismatch: the frame says {stored:016x}, its bytes give {computed:016x} (the file is damaged)")
+            }
+            ErrorKind::Malformed { detail } => write!(f, "malformed packed input: {detail}"),
+            ErrorKind::Document(e) => write!(f, "packed document refused: {e}"),
+            ErrorKind::DocumentCount { found } => write!(f, "expected exactly one document, found {found}"),
+        }
+    }
+}
+
+/// An error reading or writing the binary form: what, and the byte offset in the
+/// packed input where it was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    offset: u64,
+}
+
+impl Error {
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+    /// Byte offset in the packed input.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (packed byte {})", self.kind, self.offset)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            ErrorKind::Document(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Does `bytes` start with the packed format's [`MAGIC`]? (No XML document does.)
+pub fn is_packed(bytes: &[u8]) -> bool {
+    bytes.starts_with(&MAGIC)
+}
+
+fn header(out: &mut Vec<u8>, flags: u8) {
+    out.extend_from_slice(&MAGIC);
+    out.push(VERSION);
+    out.push(flags);
+}
+
+/// Packs one document: a header, one document frame and the end mark.
+///
+/// Fails only for a document whose index is not one the parser makes.
+pub fn pack(doc: &Document<'_>) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::with_capacity(doc.text().len() / 2 + 64);
+    header(&mut out, 0);
+    encode::Encoder::new().frame(doc, &mut out, 0)?;
+    out.push(wire::FRAME_END);
+    Ok(out)
+}
+
+/// Unpacks a file of exactly one document (as [`pack`] writes it) with default
+/// options.
+pub fn unpack(data: &[u8]) -> Result<Document<'static>, Error> {
+    unpack_with(data, &ParseOptions::default())
+}
+
+/// [`unpack`] with `opts`: the limits and namespace setting the document is
+/// checked against (as [`Document::parse_with`] would).
+pub fn unpack_with(data: &[u8], opts: &ParseOptions) -> Result<Document<'static>, Error> {
+    let mut reader = StreamReader::with_options(data, opts)?;
+    let doc = match reader.next() {
+        Some(d) => d?,
+        None => return Err(Error { kind: ErrorKind::DocumentCount { found: 0 }, offset: reader.offset() as u64 }),
+    };
+    match reader.next() {
+        None => Ok(doc),
+        Some(Err(e)) => Err(e),
+        Some(Ok(_)) => Err(Error { kind: ErrorKind::DocumentCount { found: 2 }, offset: reader.offset() as u64 }),
+    }
+}
+
+/// Writes a stream of documents whose tables carry over from one document to the
+/// next (stream mode), so each name, namespace and repeated value is sent once.
+///
+/// ```
+/// use vtdx_core::Document;
+///
+/// let mut w = vtdx_binary::StreamWriter::new();
+/// for msg in [&b"<m><id>1</id></m>"[..], b"<m><id>2</id></m>"] {
+///     w.push(&Document::parse(msg)?)?;
+/// }
+/// let packed = w.finish();
+/// let docs: Vec<_> = vtdx_binary::StreamReader::new(&packed)?.collect::<Result<_, _>>()?;
+/// assert_eq!(docs[1].source(), b"<m><id>2</id></m>");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct StreamWriter {
+    enc: encode::Encoder,
+    out: Vec<u8>,
+    count: usize,
+}
+
+impl Default for StreamWriter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl StreamWriter {
+    /// An empty stream (its header written).
+    pub fn new() -> Self {
+        let mut out = Vec::new();
+        header(&mut out, FLAG_STREAM);
+        StreamWriter { enc: encode::Encoder::new(), out, count: 0 }
+    }
+
+    /// Appends a document.
+    pub fn push(&mut self, doc: &Document<'_>) -> Result<(), Error> {
+        self.enc.frame(doc, &mut self.out, FLAG_STREAM)?;
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Appends a reset mark: the tables start empty again for the next document
+    /// (for a writer that wants to bound them, or to start a new kind of document).
+    pub fn reset(&mut self) {
+        self.enc.reset();
+        self.out.push(wire::FRAME_RESET);
+    }
+
+    /// Documents written so far.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// True when no document has been written.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The bytes written so far (without the end mark).
+    pub fn bytes(&self) -> &[u8] {
+        &self.out
+    }
+
+    /// Takes the bytes written so far (without the end mark) and keeps going
+    /// with an empty buffer, the tables kept: for writing a stream to a socket
+    /// or a file in pieces.
+    pub fn take_bytes(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.out)
+    }
+
+    /// Writes the end mark and returns the stream's (remaining) bytes.
+    pub fn finish(mut self) -> Vec<u8> {
+        self.out.push(wire::FRAME_END);
+        self.out
+    }
+}
+
+/// Reads the documents of a packed file (a single-document file or a stream), in
+/// order. An iterator of `Result`s; after the first error it ends.
+pub struct StreamReader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    stream: bool,
+    tables: decode::DecTables,
+    opts: ParseOptions,
+    done: bool,
+}
+
+impl<'a> StreamReader<'a> {
+    /// A reader with default options. Fails when the header is not one this crate reads.
+    pub fn new(data: &'a [u8]) -> Result<Self, Error> {
+        Self::with_options(data, &ParseOptions::default())
+    }
+
+    /// A reader whose documents are checked against `opts`.
+    pub fn with_options(data: &'a [u8], opts: &ParseOptions) -> Result<Self, Error> {
+        if !is_packed(data) {
+            return Err(Error { kind: ErrorKind::NotPacked, offset: 0 });
+        }
+        let mut r = wire::Reader::new(data, 0);
+        r.pos = MAGIC.len();
+        let version = r.byte("the version")?;
+        if version != VERSION {
+            return Err(r.error(ErrorKind::UnsupportedVersion { found: version }));
+        }
+        let flags = r.byte("the flags")?;
+        if flags & !FLAG_STREAM != 0 {
+            return Err(r.error(ErrorKind::UnknownFlags { found: flags }));
+        }
+        Ok(StreamReader {
+            data,
+            pos: r.pos,
+            stream: flags & FLAG_STREAM != 0,
+            tables: decode::DecTables::new(),
+            opts: opts.clone(),
+            done: false,
+        })
+    }
+
+    /// True for a stream-mode file (tables kept across documents).
+    pub fn is_stream(&self) -> bool {
+        self.stream
+    }
+
+    /// The byte offset reached in the packed input.
+    pub fn offset(&self) -> usize {
+        self.pos
+    }
+
+    fn next_doc(&mut self) -> Result<Option<Document<'static>>, Error> {
+        loop {
+            let mut r = wire::Reader::new(self.data, 0);
+            r.pos = self.pos;
+            let start = r.pos;
+            match r.byte("a frame or the end mark")? {
+                wire::FRAME_DOC => {
+                    let len = r.count("the frame length", self.data.len())?;
+                    let payload_start = r.pos;
+                    r.bytes(len, "the frame's payload")?;
+                    let sum = r.bytes(8, "the frame's checksum")?;
+                    let stored = u64::from_le_bytes([sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6], sum[7]]);
+                    let computed = wire::checksum(&self.data[start..payload_start + len], u8::from(self.stream));
+                    if stored != computed {
+                        return Err(Error { kind: ErrorKind::Checksum { stored, computed }, offset: start as u64 });
+                    }
+                    self.pos = r.pos;
+                    let mut pr = wire::Reader::new(&self.data[payload_start..payload_start + len], payload_start);
+                    let doc = decode::document(&mut pr, &mut self.tables, &self.opts)?;
+                    if !pr.at_end() {
+                        return Err(pr.malformed("bytes after the document's end token"));
+                    }
+                    if !self.stream {
+                        self.tables.reset();
+                    }
+                    return Ok(Some(doc));
+                }
+                wire::FRAME_RESET if self.stream => {
+                    self.tables.reset();
+                    self.pos = r.pos;
+                }
+                wire::FRAME_END => {
+                    if !r.at_end() {
+                        return Err(r.malformed("bytes after the end mark"));
+                    }
+                    self.pos = r.pos;
+                    return Ok(None);
+                }
+                b => {
+                    r.pos = start;
+                    return Err(r.malformed(format!("unknown frame tag 0x{b:02X}")));
+                }
+            }
+        }
+    }
+}
+
+impl Iterator for StreamReader<'_> {
+    type Item = Result<Document<'static>, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.next_doc() {
+            Ok(Some(d)) => Some(Ok(d)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! `vtdx validate --schema S.xsd [--schema T.xsd]... [--json] FILE...`: XML Schema 1.0
+//! validation.
+//!
+//! Exit status: 0 when every FILE is valid; 1 when some FILE is invalid or not
+//! well-formed (one line per error on standard error, `FILE:LINE:COL: message`);
+//! 2 when a schema cannot be loaded or is invalid, or on a usage or I/O error.
+//! With `--json` the errors go to standard output as one JSON document.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use vtdx_schema::{SchemaBuilder, SchemaLimits, ValidateOptions};
+
+use crate::{display, parse_input, ParseFlags};
+
+/// Arguments of `vtdx validate`.
+#[derive(Args)]
+pub struct ValidateArgs {
+    /// A schema document; repeat to build one schema from several (e.g. one per namespace).
+    #[arg(long, value_name = "S.xsd", required = true)]
+    schema: Vec<PathBuf>,
+    /// Print the errors as JSON on standard output: {"valid": bool, "files": [{"file", "valid",
+    /// "errors": [{"file", "line", "column", "offset", "path", "message"}]}]}.
+    #[arg(long)]
+    json: bool,
+    /// Report at most N errors per file.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    max_errors: usize,
+    /// Print nothing; only the exit status tells.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Documents to validate; `-` reads standard input.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    opts: ParseFlags,
+}
+
+fn json_str(s: &str) -> String {
+    let mut o = String::with_capacity(s.len() + 2);
+    o.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            '\n' => o.push_str("\\n"),
+            '\r' => o.push_str("\\r"),
+            '\t' => o.push_str("\\t"),
+            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+struct Err1 {
+    line: u32,
+    column: u32,
+    offset: u64,
+    path: String,
+    message: String,
+}
+
+/// Runs `vtdx validate`.
+pub fn run(a: ValidateArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
+    let schema = match a.schema.iter().fold(SchemaBuilder::new().limits(SchemaLimits::default()), |b, p| b.file(p)).build() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{}:{}:{}: invalid schema: {}", e.location.file, e.location.line, e.location.column, e.message);
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let mut parser = a.opts.parser();
+    let mut any_invalid = false;
+    let mut json_files: Vec<String> = Vec::new();
+    for f in &a.files {
+        let name = display(f);
+        let mut errs: Vec<Err1> = Vec::new();
+        match parse_input(&mut parser, f) {
+            Err(e) => {
+                eprintln!("vtdx: {name}: {e}");
+                return Ok(ExitCode::from(2));
+            }
+            Ok(Err(e)) => errs.push(Err1 {
+                line: e.line(),
+                column: e.column(),
+                offset: e.offset(),
+                path: String::new(),
+                message: format!("not well-formed: {}", e.kind()),
+            }),
+            Ok(Ok(doc)) => {
+                let opts =
+                    ValidateOptions { max_errors: a.max_errors, typed_values: false, file: name.clone(), ..ValidateOptions::default() };
+                let v = schema.validate_with(&doc, &opts);
+                for e in v.errors() {
+                    errs.push(Err1 {
+                        line: e.location.line,
+                        column: e.location.column,
+                        offset: e.location.offset,
+                        path: e.path.clone(),
+                        message: e.message.clone(),
+                    });
+                }
+            }
+        }
+        any_invalid |= !errs.is_empty();
+        if a.json {
+            let items: Vec<String> = errs
+                .iter()
+                .map(|e| {
+                    format!(
+                        "{{\"file\":{},\"line\":{},\"column\":{},\"offset\":{},\"path\":{},\"message\":{}}}",
+                        json_str(&name),
+                        e.line,
+                        e.column,
+                        e.offset,
+                        json_str(&e.path),
+                        json_str(&e.message)
+                    )
+                })
+                .collect();
+            json_files.push(format!("{{\"file\":{},\"valid\":{},\"errors\":[{}]}}", json_str(&name), errs.is_empty(), items.join(",")));
+        } else if !a.quiet {
+            let mut err = io::stderr().lock();
+            for e in &errs {
+                if e.path.is_empty() {
+                    writeln!(err, "{name}:{}:{}: {}", e.line, e.column, e.message)?;
+                } else {
+                    writeln!(err, "{name}:{}:{}: {} (at {})", e.line, e.column, e.message, e.path)?;
+                }
+            }
+        }
+    }
+    if a.json {
+        writeln!(out, "{{\"valid\":{},\"files\":[{}]}}", !any_invalid, json_files.join(","))?;
+        out.flush()?;
+    }
+    Ok(ExitCode::from(u8::from(any_invalid)))
+}

@@ -1,0 +1,104 @@
+//! `vtdx validate`: output and exit statuses (0 valid, 1 invalid or not
+//! well-formed, 2 bad schema / usage / I/O). Expected lines are written by hand
+//! from the inputs and XML Schema 1.0's rules.
+
+mod common;
+
+use common::{code, run_vtdx, stderr, stdout, TempDir};
+
+const XSD: &[u8] = br#"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">
+  <xs:element name="order">
+    <xs:complexType>
+      <xs:sequence>
+        <xs:element name="item" maxOccurs="unbounded">
+          <xs:complexType>
+            <xs:sequence><xs:element name="qty" type="xs:positiveInteger"/></xs:sequence>
+            <xs:attribute name="sku" type="xs:string" use="required"/>
+          </xs:complexType>
+        </xs:element>
+      </xs:sequence>
+    </xs:complexType>
+  </xs:element>
+</xs:schema>
+"#;
+
+const GOOD: &[u8] = b"<order><item sku='a'><qty>1</qty></item></order>\n";
+const BAD: &[u8] = b"<order>\n<item sku='a'><qty>1</qty></item>\n<item><qty>0</qty></item>\n</order>\n";
+
+#[test]
+fn valid_files_exit_0_silently() {
+    let d = TempDir::new("v-good");
+    d.file("s.xsd", XSD).file("good.xml", GOOD);
+    let o = run_vtdx(d.path(), &["validate", "--schema", "s.xsd", "good.xml", "good.xml"], None);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn invalid_file_reports_every_error_and_exits_1() {
+    let d = TempDir::new("v-bad");
+    d.file("s.xsd", XSD).file("good.xml", GOOD).file("bad.xml", BAD);
+    let o = run_vtdx(d.path(), &["validate", "--schema", "s.xsd", "good.xml", "bad.xml"], None);
+    assert_eq!(code(&o), 1);
+    assert_eq!(
+        stderr(&o),
+        "bad.xml:3:1: element <item> is missing required attribute sku (cvc-complex-type.4) (at /order/item[2])\n\
+         bad.xml:3:12: element <qty>: \"0\" is not a valid value of type positiveInteger (at /order/item[2]/qty)\n"
+            .replace("\"0\" is not a valid value of type positiveInteger", &qty_message())
+    );
+}
+
+/// The datatypes layer's message for `0` as a positiveInteger (its own wording).
+fn qty_message() -> String {
+    use vtdx_schema::datatypes::{Builtin, NoNamespaces, SimpleType};
+    SimpleType::builtin(Builtin::PositiveInteger).check("0", &NoNamespaces).unwrap_err().to_string()
+}
+
+#[test]
+fn json_output() {
+    let d = TempDir::new("v-json");
+    d.file("s.xsd", XSD).file("bad.xml", b"<order><thing/></order>");
+    let o = run_vtdx(d.path(), &["validate", "--json", "--schema", "s.xsd", "bad.xml"], None);
+    assert_eq!(code(&o), 1);
+    assert_eq!(
+        stdout(&o),
+        "{\"valid\":false,\"files\":[{\"file\":\"bad.xml\",\"valid\":false,\"errors\":[\
+         {\"file\":\"bad.xml\",\"line\":1,\"column\":8,\"offset\":7,\"path\":\"/order/thing\",\
+         \"message\":\"unexpected element <thing>: expected <item> (cvc-complex-type.2.4)\"},\
+         {\"file\":\"bad.xml\",\"line\":1,\"column\":16,\"offset\":15,\"path\":\"/order\",\
+         \"message\":\"element <order> is incomplete: expected <item> before its end (cvc-complex-type.2.4)\"}]}]}\n"
+    );
+}
+
+#[test]
+fn not_well_formed_exits_1() {
+    let d = TempDir::new("v-nwf");
+    d.file("s.xsd", XSD).file("nwf.xml", b"<order>\n<item></order>");
+    let o = run_vtdx(d.path(), &["validate", "--schema", "s.xsd", "nwf.xml"], None);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).starts_with("nwf.xml:2:"), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_schema_missing_schema_and_usage_exit_2() {
+    let d = TempDir::new("v-schema");
+    d.file("bad.xsd", b"<xs:schema xmlns:xs='http://www.w3.org/2001/XMLSchema'>\n<xs:element name='a' type='nope'/></xs:schema>")
+        .file("remote.xsd", b"<xs:schema xmlns:xs='http://www.w3.org/2001/XMLSchema'><xs:import namespace='urn:x' schemaLocation='https://example.com/x.xsd'/></xs:schema>")
+        .file("good.xml", GOOD);
+    let o = run_vtdx(d.path(), &["validate", "--schema", "bad.xsd", "good.xml"], None);
+    assert_eq!(code(&o), 2);
+    assert_eq!(stderr(&o), "bad.xsd:2:1: invalid schema: no type definition named \"nope\"\n");
+    let o = run_vtdx(d.path(), &["validate", "--schema", "remote.xsd", "good.xml"], None);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("nothing is fetched"), "{}", stderr(&o));
+    let o = run_vtdx(d.path(), &["validate", "--schema", "missing.xsd", "good.xml"], None);
+    assert_eq!(code(&o), 2);
+    let o = run_vtdx(d.path(), &["validate", "good.xml"], None);
+    assert_eq!(code(&o), 2);
+    let o = run_vtdx(d.path(), &["validate", "--schema", "bad.xsd"], None);
+    assert_eq!(code(&o), 2);
+    d.file("s.xsd", XSD);
+    let o = run_vtdx(d.path(), &["validate", "--schema", "s.xsd", "nosuch.xml"], None);
+    assert_eq!(code(&o), 2);
+}

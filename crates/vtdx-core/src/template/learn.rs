@@ -1,0 +1,348 @@
+//! Learning a template from a message parsed in full: its fixed byte runs, its
+//! variable slots and the records the parser wrote, with runs of identical
+//! sibling elements folded into one repeated unit.
+
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+use crate::document::Document;
+use crate::index::*;
+use crate::input::SourceEncoding;
+use crate::options::ParseOptions;
+use crate::parser::Parser;
+
+use super::matcher;
+
+/// One step of a template, run in order against a message (see
+/// `docs/template-cache.md`). Record offsets are relative to the start of the
+/// fixed run they lie in, so they move with the length of the slots before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Op {
+    /// These bytes, exactly; the run starts here.
+    Fixed(Vec<u8>),
+    /// Character data up to the next `<`.
+    Text,
+    /// An attribute value up to the closing quote (the byte held).
+    Value(u8),
+    /// An element record opens at `rel` in the current run.
+    Elem { word0: u32, rel: u32 },
+    /// An attribute or namespace-declaration record whose name is at `rel`.
+    Attr { word0: u32, rel: u32 },
+    /// The innermost open element ends just before `rel`.
+    Close { rel: u32 },
+    /// A comment, PI or CDATA record from `rel` to `rel + len`.
+    Leaf { word0: u32, rel: u32, len: u32 },
+    /// Zero or more repetitions of a unit (which starts with a `Fixed`).
+    Repeat(Box<[Op]>),
+}
+
+/// A learned template: what a message must look like to be indexed by
+/// [`matcher::run`], and what its document shares with the one learned.
+#[derive(Debug)]
+pub(crate) struct Template {
+    pub ops: Box<[Op]>,
+    /// The last bytes of the final fixed run: a message must end with them.
+    pub tail: Box<[u8]>,
+    /// Bytes of fixed runs outside repeated units: no message is shorter.
+    pub min_len: usize,
+    /// Tape words of the learned message (the usual size of a match).
+    pub words: usize,
+    pub names: Arc<crate::names::Names>,
+    pub decl: Option<crate::parser::DeclSpans>,
+    pub root: u32,
+    pub opts: ParseOptions,
+    /// Heap bytes this template holds (ops, fixed bytes, name tables).
+    pub bytes: usize,
+    /// Cache clock at the last hit (LRU).
+    pub last_used: AtomicU64,
+}
+
+/// What the learner builds first: pieces with absolute offsets in the learned message.
+#[derive(Debug)]
+enum Piece {
+    Bytes(usize, usize),
+    Text,
+    Value(u8),
+    Elem(u32, usize),
+    Attr(u32, usize),
+    Close(usize),
+    Leaf(u32, usize, usize),
+    Repeat(Vec<Piece>),
+}
+
+/// Why a message cannot be learned (the learner gives up; nothing is cached).
+type Refused = ();
+
+impl Template {
+    /// Parses `input` with a new parser (so the template's name tables are those
+    /// of a parse of this message alone) and learns its template. `None` when the
+    /// message is not well-formed or is of a kind the cache does not take: a
+    /// document type declaration, a byte-order mark or an encoding other than
+    /// UTF-8, entity expansion, or a document over 4 GiB.
+    pub(crate) fn learn(input: &[u8], opts: &ParseOptions) -> Option<Template> {
+        let mut parser = Parser::with_options(opts.clone());
+        let doc = parser.parse(input).ok()?;
+        if doc.dtd.is_some()
+            || !doc.expansions.is_empty()
+            || !matches!(doc.text, crate::document::Text::Source(0))
+            || doc.encoding != (SourceEncoding::Utf8 { bom: false })
+            || input.len() >= u32::MAX as usize
+        {
+            return None;
+        }
+        let pieces = Learner { doc: &doc, t: input }.document().ok()?;
+        let ops = convert(input, &pieces).ok()?;
+        let tail = match ops.iter().rev().find(|o| !matches!(o, Op::Elem { .. } | Op::Attr { .. } | Op::Close { .. } | Op::Leaf { .. })) {
+            Some(Op::Fixed(b)) => b[b.len().saturating_sub(32)..].to_vec().into_boxed_slice(),
+            _ => return None,
+        };
+        let min_len = ops.iter().map(|o| if let Op::Fixed(b) = o { b.len() } else { 0 }).sum();
+        let names = doc.names.clone();
+        let bytes = ops_bytes(&ops) + names.heap_bytes() + tail.len() + std::mem::size_of::<Template>();
+        let t = Template {
+            ops: ops.into_boxed_slice(),
+            tail,
+            min_len,
+            words: doc.tape.len(),
+            names,
+            decl: doc.decl.clone(),
+            root: doc.root,
+            opts: opts.clone(),
+            bytes,
+            last_used: AtomicU64::new(0),
+        };
+        // the template must give back the index it was learned from, word for word
+        let mut tape = Vec::new();
+        if !matcher::run_template(&t, input, &mut tape) || tape != doc.tape {
+            return None;
+        }
+        Some(t)
+    }
+}
+
+fn ops_bytes(ops: &[Op]) -> usize {
+    ops.iter()
+        .map(|o| {
+            std::mem::size_of::<Op>()
+                + match o {
+                    Op::Fixed(b) => b.capacity(),
+                    Op::Repeat(body) => ops_bytes(body),
+                    _ => 0,
+                }
+        })
+        .sum()
+}
+
+struct Learner<'d> {
+    doc: &'d Document<'d>,
+    t: &'d [u8],
+}
+
+impl Learner<'_> {
+    fn document(&self) -> Result<Vec<Piece>, Refused> {
+        let doc = self.doc;
+        let tape = &doc.tape;
+        let mut out = Vec::new();
+        let mut cur = 0;
+        let mut i = 0u32;
+        while (i as usize) < tape.len() {
+            let k = kind_of(tape[i as usize]);
+            let start = doc.start_at(i);
+            out.push(Piece::Bytes(cur, start));
+            if k == K_ELEM {
+                if i != doc.root {
+                    return Err(());
+                }
+                cur = self.element(i, &mut out)?;
+            } else if words_of(k) == LEAF_WORDS {
+                cur = self.leaf(i, &mut out);
+            } else {
+                return Err(());
+            }
+            i = doc.next_at(i);
+        }
+        out.push(Piece::Bytes(cur, self.t.len()));
+        Ok(out)
+    }
+
+    fn leaf(&self, i: u32, out: &mut Vec<Piece>) -> usize {
+        let (s, e) = (self.doc.start_at(i), self.doc.end_at(i));
+        out.push(Piece::Bytes(s, e));
+        out.push(Piece::Leaf(self.doc.tape[i as usize], s, e));
+        e
+    }
+
+    /// The pieces of element `e`'s subtree; returns the offset after it.
+    fn element(&self, e: u32, out: &mut Vec<Piece>) -> Result<usize, Refused> {
+        let (doc, t) = (self.doc, self.t);
+        let s = doc.start_at(e);
+        out.push(Piece::Bytes(s, s + 1));
+        out.push(Piece::Elem(doc.tape[e as usize], s));
+        let mut cur = s + 1;
+        let mut a = e + ELEM_WORDS;
+        let after = doc.after_attrs(e);
+        while a < after {
+            let k = doc.kind_at(a);
+            if k != K_ATTR && k != K_NSDECL {
+                return Err(());
+            }
+            let name = doc.start_at(a);
+            let vr = doc.attr_value_range(a);
+            out.push(Piece::Bytes(cur, name + 1));
+            out.push(Piece::Attr(doc.tape[a as usize], name));
+            if k == K_NSDECL {
+                // the value binds a prefix: part of the structure
+                out.push(Piece::Bytes(name + 1, vr.end));
+            } else {
+                out.push(Piece::Bytes(name + 1, vr.start));
+                out.push(Piece::Value(t[vr.start - 1]));
+            }
+            cur = vr.end;
+            a += ATTR_WORDS;
+        }
+        let tag_end = doc.start_tag_end(e);
+        let end = doc.end_at(e);
+        out.push(Piece::Bytes(cur, tag_end));
+        if end == tag_end {
+            out.push(Piece::Close(end));
+            return Ok(end);
+        }
+        let content_end = doc.content_end(e);
+        let mut children = Vec::new();
+        let mut c = doc.first_child_record(e);
+        while let Some(r) = c {
+            children.push(r);
+            c = doc.next_sibling_record(r);
+        }
+        if children.is_empty() {
+            // a leaf element's content is a slot, however it looks in this message
+            out.push(Piece::Text);
+        } else {
+            let mut items = Vec::with_capacity(children.len());
+            let mut at = tag_end;
+            for &r in &children {
+                let mut gap = Vec::new();
+                self.gap(at, doc.start_at(r), &mut gap);
+                let mut sub = Vec::new();
+                at = if doc.kind_at(r) == K_ELEM { self.element(r, &mut sub)? } else { self.leaf(r, &mut sub) };
+                let key = (convert(t, &gap)?, convert(t, &sub)?);
+                items.push((gap, sub, key));
+            }
+            fold(items, out);
+            self.gap(at, content_end, out);
+        }
+        out.push(Piece::Bytes(content_end, end));
+        out.push(Piece::Close(end));
+        Ok(end)
+    }
+
+    /// Character data between two pieces of markup: fixed when white space only.
+    fn gap(&self, from: usize, to: usize, out: &mut Vec<Piece>) {
+        if from == to {
+            return;
+        }
+        if self.t[from..to].iter().all(|&b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
+            out.push(Piece::Bytes(from, to));
+        } else {
+            out.push(Piece::Text);
+        }
+    }
+}
+
+type Item = (Vec<Piece>, Vec<Piece>, (Vec<Op>, Vec<Op>));
+
+/// Appends the children (each with the gap before it), folding every run of two
+/// or more equal children separated by equal fixed gaps into the first child and
+/// a repeated unit (gap + child), which a message may repeat any number of times.
+fn fold(items: Vec<Item>, out: &mut Vec<Piece>) {
+    let keys: Vec<(Vec<Op>, Vec<Op>)> = items.iter().map(|i| i.2.clone()).collect();
+    let mut pieces: Vec<Option<(Vec<Piece>, Vec<Piece>)>> = items.into_iter().map(|(g, s, _)| Some((g, s))).collect();
+    let n = keys.len();
+    let fixed = |ops: &[Op]| ops.iter().all(|o| matches!(o, Op::Fixed(_)));
+    let mut i = 0;
+    while i < n {
+        let mut j = i;
+        if i + 1 < n && fixed(&keys[i + 1].0) && keys[i + 1].1 == keys[i].1 {
+            j = i + 1;
+            while j + 1 < n && keys[j + 1] == keys[i + 1] {
+                j += 1;
+            }
+        }
+        if let Some((g, s)) = pieces[i].take() {
+            out.extend(g);
+            out.extend(s);
+        }
+        if j > i {
+            if let Some((mut g, s)) = pieces[i + 1].take() {
+                g.extend(s);
+                out.push(Piece::Repeat(g));
+            }
+        }
+        i = j + 1;
+    }
+}
+
+/// Turns pieces into ops: contiguous bytes become one fixed run, record offsets
+/// become offsets in their run.
+fn convert(t: &[u8], pieces: &[Piece]) -> Result<Vec<Op>, Refused> {
+    let mut ops = Vec::new();
+    // (index of the run's op, its start, its end) in the message
+    let mut run: Option<(usize, usize, usize)> = None;
+    let rel = |run: Option<(usize, usize, usize)>, off: usize| -> Result<u32, Refused> {
+        match run {
+            Some((_, s, e)) if s <= off && off <= e => Ok((off - s) as u32),
+            _ => Err(()),
+        }
+    };
+    for p in pieces {
+        match *p {
+            Piece::Bytes(a, b) => {
+                if a >= b {
+                    continue;
+                }
+                match &mut run {
+                    Some((i, _, e)) if *e == a => {
+                        if let Some(Op::Fixed(v)) = ops.get_mut(*i) {
+                            v.extend_from_slice(&t[a..b]);
+                        }
+                        *e = b;
+                    }
+                    _ => {
+                        run = Some((ops.len(), a, b));
+                        ops.push(Op::Fixed(t[a..b].to_vec()));
+                    }
+                }
+            }
+            Piece::Text => {
+                ops.push(Op::Text);
+                run = None;
+            }
+            Piece::Value(q) => {
+                ops.push(Op::Value(q));
+                run = None;
+            }
+            Piece::Elem(w, off) => ops.push(Op::Elem { word0: w, rel: rel(run, off)? }),
+            Piece::Attr(w, off) => ops.push(Op::Attr { word0: w, rel: rel(run, off)? }),
+            Piece::Close(off) => ops.push(Op::Close { rel: rel(run, off)? }),
+            Piece::Leaf(w, s, e) => {
+                let r = rel(run, s)?;
+                rel(run, e)?;
+                ops.push(Op::Leaf { word0: w, rel: r, len: (e - s) as u32 });
+            }
+            Piece::Repeat(ref body) => {
+                let body = convert(t, body)?;
+                if !matches!(body.first(), Some(Op::Fixed(_))) {
+                    return Err(());
+                }
+                ops.push(Op::Repeat(body.into_boxed_slice()));
+                run = None;
+            }
+        }
+    }
+    for o in &mut ops {
+        if let Op::Fixed(v) = o {
+            v.shrink_to_fit();
+        }
+    }
+    Ok(ops)
+}

@@ -1,0 +1,256 @@
+//! Encryption: an element, or its content, replaced by `xenc:EncryptedData`
+//! with the core's `Editor`; every other byte stays as it was.
+//!
+//! The plaintext is the element's (or content's) own text as it stands in the
+//! document, so prefixes declared on ancestors, `xml:*` attributes inherited
+//! from them and references to the internal subset's entities mean the same
+//! when the decryptor parses it back in the same place.
+
+use base64::Engine;
+use vtdx_core::{escape_text, Document, Editor, Node};
+
+use super::alg::{self, BlockAlgorithm, RsaTransport, TYPE_CONTENT, TYPE_ELEMENT, XENC_NS};
+use super::error::{EncError, EncErrorKind};
+use super::key::{EncKind, EncryptionKey};
+use crate::alg::DSIG_NS;
+use crate::crypto::{AwsLcProvider, CipherProvider};
+
+/// How encryption is done. Defaults: AES-256-GCM for the data, RSA-OAEP
+/// (`rsa-oaep-mgf1p`, SHA-1) for a session key sent to an RSA key, and a
+/// `KeyInfo` identifying the recipient's key (certificate or `KeyName`).
+#[derive(Debug, Clone)]
+pub struct EncryptConfig {
+    pub(crate) algorithm: BlockAlgorithm,
+    pub(crate) transport: RsaTransport,
+    pub(crate) recipient_info: bool,
+}
+
+impl Default for EncryptConfig {
+    fn default() -> Self {
+        EncryptConfig { algorithm: BlockAlgorithm::AES256_GCM, transport: RsaTransport::default(), recipient_info: true }
+    }
+}
+
+impl EncryptConfig {
+    /// The block algorithm: an AES-GCM one (CBC is offered for decryption of legacy messages only).
+    pub fn algorithm(mut self, a: BlockAlgorithm) -> Self {
+        self.algorithm = a;
+        self
+    }
+    /// The RSA key transport (default `rsa-oaep-mgf1p` with SHA-1).
+    pub fn rsa_transport(mut self, t: RsaTransport) -> Self {
+        self.transport = t;
+        self
+    }
+    /// Identify the recipient's key in the `EncryptedKey` (default on): the
+    /// certificate (`X509Data`) or the key's name (`KeyName`).
+    pub fn recipient_info(mut self, on: bool) -> Self {
+        self.recipient_info = on;
+        self
+    }
+}
+
+/// Encrypts parts of documents to the caller's key.
+#[derive(Debug)]
+pub struct Encryptor {
+    pub(crate) key: EncryptionKey,
+    pub(crate) config: EncryptConfig,
+    pub(crate) provider: AwsLcProvider,
+}
+
+pub(crate) fn b64(b: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(b)
+}
+
+pub(crate) fn random_hex(p: &AwsLcProvider, n: usize) -> String {
+    let mut b = vec![0u8; n];
+    let _ = p.random(&mut b);
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn enc_err(m: impl Into<String>) -> EncError {
+    EncError::new(EncErrorKind::Encrypt(m.into()))
+}
+
+pub(crate) fn edit_err(e: vtdx_core::EditError) -> EncError {
+    EncError::new(EncErrorKind::Edit(e.to_string()))
+}
+
+impl Encryptor {
+    /// An encryptor to the caller's key.
+    pub fn new(key: EncryptionKey, config: EncryptConfig) -> Encryptor {
+        Encryptor { key, config, provider: AwsLcProvider }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &EncryptConfig {
+        &self.config
+    }
+
+    pub(crate) fn check_algorithm(&self) -> Result<BlockAlgorithm, EncError> {
+        let a = self.config.algorithm;
+        if a.is_legacy() {
+            return Err(enc_err(format!("{} is offered for decryption of legacy messages only; encrypt with AES-GCM", a.name())));
+        }
+        if let EncKind::Direct(k) = &self.key.kind {
+            if k.len() != a.key_len() {
+                return Err(enc_err(format!("{} needs a key of {} bytes, the key has {}", a.name(), a.key_len(), k.len())));
+            }
+        }
+        Ok(a)
+    }
+
+    /// A session key: the caller's for a direct key, else fresh random bytes.
+    pub(crate) fn session_key(&self) -> Result<Vec<u8>, EncError> {
+        if let EncKind::Direct(k) = &self.key.kind {
+            return Ok(k.clone());
+        }
+        let mut k = vec![0u8; self.config.algorithm.key_len()];
+        self.provider.random(&mut k).map_err(|e| enc_err(e.to_string()))?;
+        Ok(k)
+    }
+
+    /// `IV || ciphertext || tag`, base64.
+    pub(crate) fn seal(&self, key: &[u8], plaintext: &[u8]) -> Result<String, EncError> {
+        let mut iv = [0u8; 12];
+        self.provider.random(&mut iv).map_err(|e| enc_err(e.to_string()))?;
+        let mut buf = Vec::with_capacity(12 + plaintext.len() + 16);
+        buf.extend_from_slice(&iv);
+        let mut body = Vec::with_capacity(plaintext.len() + 16);
+        body.extend_from_slice(plaintext);
+        self.provider.aes_gcm_seal(key, &iv, &mut body).map_err(|e| enc_err(e.to_string()))?;
+        buf.extend_from_slice(&body);
+        Ok(b64(&buf))
+    }
+
+    /// The `ds:KeyInfo` that identifies the recipient's key, if any.
+    pub(crate) fn recipient_key_info(&self, wss: bool) -> String {
+        if !self.config.recipient_info {
+            return String::new();
+        }
+        match &self.key.kind {
+            EncKind::Rsa { cert: Some(c), .. } if wss => {
+                let (vt, v) = match c.subject_key_id() {
+                    Some(ski) => (crate::wss::X509_SKI, b64(ski)),
+                    None => (
+                        crate::wss::THUMBPRINT_SHA1,
+                        b64(aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA1_FOR_LEGACY_USE_ONLY, c.der()).as_ref()),
+                    ),
+                };
+                format!(
+                    r#"<ds:KeyInfo xmlns:ds="{DSIG_NS}"><wsse:SecurityTokenReference xmlns:wsse="{}"><wsse:KeyIdentifier EncodingType="{}" ValueType="{vt}">{v}</wsse:KeyIdentifier></wsse:SecurityTokenReference></ds:KeyInfo>"#,
+                    crate::wss::WSSE_NS,
+                    crate::wss::BASE64_BINARY
+                )
+            }
+            EncKind::Rsa { cert: Some(c), .. } => format!(
+                r#"<ds:KeyInfo xmlns:ds="{DSIG_NS}"><ds:X509Data><ds:X509Certificate>{}</ds:X509Certificate></ds:X509Data></ds:KeyInfo>"#,
+                b64(c.der())
+            ),
+            _ => match &self.key.name {
+                Some(n) => format!(r#"<ds:KeyInfo xmlns:ds="{DSIG_NS}"><ds:KeyName>{}</ds:KeyName></ds:KeyInfo>"#, escape_text(n)),
+                None => String::new(),
+            },
+        }
+    }
+
+    /// The `xenc:EncryptedKey` transporting `session` (`None` for a direct key),
+    /// with an `Id` and a `ReferenceList` when given.
+    pub(crate) fn encrypted_key(&self, session: &[u8], id: Option<&str>, refs: &[String], wss: bool) -> Result<Option<String>, EncError> {
+        let (method, cipher) = match &self.key.kind {
+            EncKind::Direct(_) => return Ok(None),
+            EncKind::Rsa { public, .. } => {
+                let c = self.provider.rsa_encrypt(public, &self.config.transport.padding(), session).map_err(|e| enc_err(e.to_string()))?;
+                (self.config.transport.method_markup(), c)
+            }
+            EncKind::Wrap(kek) => {
+                let uri = alg::kw_uri(kek.len()).ok_or_else(|| enc_err("no AES-KW for this key length"))?;
+                let c = self.provider.aes_key_wrap(kek, session).map_err(|e| enc_err(e.to_string()))?;
+                (format!(r#"<xenc:EncryptionMethod Algorithm="{uri}"/>"#), c)
+            }
+        };
+        let mut s = format!(r#"<xenc:EncryptedKey xmlns:xenc="{XENC_NS}""#);
+        if let Some(id) = id {
+            s.push_str(&format!(r#" Id="{id}""#));
+        }
+        s.push('>');
+        s.push_str(&method);
+        s.push_str(&self.recipient_key_info(wss));
+        s.push_str(&format!("<xenc:CipherData><xenc:CipherValue>{}</xenc:CipherValue></xenc:CipherData>", b64(&cipher)));
+        if !refs.is_empty() {
+            s.push_str("<xenc:ReferenceList>");
+            for r in refs {
+                s.push_str(&format!(r##"<xenc:DataReference URI="#{r}"/>"##));
+            }
+            s.push_str("</xenc:ReferenceList>");
+        }
+        s.push_str("</xenc:EncryptedKey>");
+        Ok(Some(s))
+    }
+
+    /// An `xenc:EncryptedData` element.
+    pub(crate) fn encrypted_data(&self, id: Option<&str>, content: bool, key_info: &str, cipher_b64: &str) -> String {
+        let ty = if content { TYPE_CONTENT } else { TYPE_ELEMENT };
+        let id = id.map(|i| format!(r#" Id="{i}""#)).unwrap_or_default();
+        format!(
+            r#"<xenc:EncryptedData xmlns:xenc="{XENC_NS}"{id} Type="{ty}"><xenc:EncryptionMethod Algorithm="{}"/>{key_info}<xenc:CipherData><xenc:CipherValue>{cipher_b64}</xenc:CipherValue></xenc:CipherData></xenc:EncryptedData>"#,
+            self.config.algorithm.uri()
+        )
+    }
+
+    /// Replaces each target element (or, with `content`, its content) by an
+    /// `xenc:EncryptedData` carrying its own session key: an `EncryptedKey` in
+    /// its `KeyInfo` (RSA-OAEP or AES-KW), or a `KeyName` for a direct key.
+    /// Targets must be elements of `doc`, none inside another.
+    pub fn encrypt<'d>(&self, doc: &'d Document<'d>, targets: &[Node<'d>], content: bool) -> Result<Vec<u8>, EncError> {
+        self.check_algorithm()?;
+        check_targets(doc, targets)?;
+        let mut ed = Editor::new(doc).check_fragments(false);
+        for &t in targets {
+            let plain = plaintext(doc, t, content);
+            let session = self.session_key()?;
+            let cipher = self.seal(&session, plain)?;
+            let key_info = match self.encrypted_key(&session, None, &[], false)? {
+                Some(ek) => format!(r#"<ds:KeyInfo xmlns:ds="{DSIG_NS}">{ek}</ds:KeyInfo>"#),
+                None => self.recipient_key_info(false),
+            };
+            let markup = self.encrypted_data(None, content, &key_info, &cipher);
+            place(&mut ed, t, content, &markup)?;
+        }
+        ed.to_vec().map_err(edit_err)
+    }
+}
+
+/// The bytes to encrypt: the element's text, or its content's.
+pub(crate) fn plaintext<'d>(doc: &'d Document<'d>, t: Node<'d>, content: bool) -> &'d [u8] {
+    let r = if content { t.content_range().unwrap_or(0..0) } else { t.range() };
+    &doc.text()[r]
+}
+
+/// Puts the `EncryptedData` markup in place of the element or of its content.
+pub(crate) fn place<'d>(ed: &mut Editor<'d>, t: Node<'d>, content: bool, markup: &str) -> Result<(), EncError> {
+    if content {
+        ed.set_text(t, "").map_err(edit_err)?;
+        ed.append_child(t, markup).map_err(edit_err)
+    } else {
+        ed.replace(t, markup).map_err(edit_err)
+    }
+}
+
+/// Targets are elements of `doc`, at least one, none inside another.
+pub(crate) fn check_targets<'d>(doc: &'d Document<'d>, targets: &[Node<'d>]) -> Result<(), EncError> {
+    if targets.is_empty() {
+        return Err(enc_err("nothing to encrypt"));
+    }
+    for (i, t) in targets.iter().enumerate() {
+        if !t.is_element() || !std::ptr::eq(t.document(), doc) {
+            return Err(enc_err("a target is not an element of the document"));
+        }
+        for u in &targets[i + 1..] {
+            if u == t || u.is_within(*t) || t.is_within(*u) {
+                return Err(EncError::at(EncErrorKind::Encrypt("one target is inside another (or given twice)".into()), u.range().start));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,132 @@
+//! WS-Security encryption: the SOAP Body's content (and chosen header blocks)
+//! encrypted under one session key, the key sent in an `xenc:EncryptedKey`
+//! at the top of the `wsse:Security` header with a `ReferenceList` naming
+//! every `EncryptedData` (SOAP 1.1 and 1.2).
+//!
+//! The `EncryptedKey` is prepended to the Security header: WS-Security
+//! processes header entries in order, and a receiver must decrypt before it
+//! verifies a signature made before the encryption (sign-then-encrypt). For
+//! encrypt-then-sign, sign after encrypting: the `ds:Signature` then covers
+//! the `EncryptedData` and verifies before decryption.
+
+use vtdx_core::{Document, Editor, Node};
+
+use super::alg::XENC_NS;
+use super::encrypt::{check_targets, edit_err, place, plaintext, random_hex, Encryptor};
+use super::error::{EncError, EncErrorKind};
+use super::key::EncKind;
+use crate::alg::DSIG_NS;
+use crate::wss::{SoapMessage, SoapVersion, WSSE_NS};
+
+/// Options of WS-Security encryption ([`Encryptor::encrypt_wss`]).
+#[derive(Debug, Clone)]
+pub struct WssEncryptOptions {
+    /// Encrypt the content of the SOAP Body (default true).
+    pub body: bool,
+    /// Put `mustUnderstand` on a Security header this creates (default true).
+    pub must_understand: bool,
+}
+
+impl Default for WssEncryptOptions {
+    fn default() -> Self {
+        WssEncryptOptions { body: true, must_understand: true }
+    }
+}
+
+fn prefix_of<'a>(e: Node<'a>) -> &'a str {
+    e.name().split_once(':').map_or("", |(p, _)| p)
+}
+
+impl Encryptor {
+    /// Encrypts a SOAP message for WS-Security: the Body's content (unless
+    /// `options.body` is false) as `Type` Content and each of `extra` (header
+    /// blocks, a `ds:Signature`...) as `Type` Element, all under one session
+    /// key, sent in an `xenc:EncryptedKey` (with the `ReferenceList`) that is
+    /// prepended to the `wsse:Security` header (made, with the `Header`, when
+    /// missing). With a direct AES key the header gets a `xenc:ReferenceList`
+    /// and each `EncryptedData` the key's `KeyName`.
+    pub fn encrypt_wss<'d>(&self, doc: &'d Document<'d>, options: &WssEncryptOptions, extra: &[Node<'d>]) -> Result<Vec<u8>, EncError> {
+        self.check_algorithm()?;
+        let soap = SoapMessage::parse(doc)
+            .map_err(|e| EncError::new(EncErrorKind::Malformed(format!("SOAP message: {e}"))))?
+            .ok_or_else(|| EncError::new(EncErrorKind::NotSoap))?;
+        let mut targets: Vec<(Node<'d>, bool)> = Vec::new();
+        if options.body {
+            targets.push((soap.body, true));
+        }
+        for &e in extra {
+            if e == soap.body {
+                if !options.body {
+                    targets.push((e, true));
+                }
+                continue;
+            }
+            if soap.security.is_some_and(|s| s == e || s.is_within(e)) || e == soap.envelope || Some(e) == soap.header {
+                return Err(EncError::at(
+                    EncErrorKind::Encrypt(format!("{} cannot be encrypted: it holds the Security header or is the Envelope", e.name())),
+                    e.range().start,
+                ));
+            }
+            targets.push((e, false));
+        }
+        let nodes: Vec<Node<'d>> = targets.iter().map(|(n, _)| *n).collect();
+        check_targets(doc, &nodes)?;
+        let session = self.session_key()?;
+        let ek_id = format!("EK-{}", random_hex(&self.provider, 16));
+        let direct = matches!(self.key.kind, EncKind::Direct(_));
+        let data_key_info = if direct {
+            self.recipient_key_info(true)
+        } else {
+            format!(
+                r##"<ds:KeyInfo xmlns:ds="{DSIG_NS}"><wsse:SecurityTokenReference xmlns:wsse="{WSSE_NS}"><wsse:Reference URI="#{ek_id}" ValueType="{}"/></wsse:SecurityTokenReference></ds:KeyInfo>"##,
+                super::alg::WSS_ENCRYPTED_KEY
+            )
+        };
+        let mut ed = Editor::new(doc).check_fragments(false);
+        let mut ids = Vec::with_capacity(targets.len());
+        for (t, content) in &targets {
+            let id = format!("ED-{}", random_hex(&self.provider, 16));
+            let cipher = self.seal(&session, plaintext(doc, *t, *content))?;
+            let markup = self.encrypted_data(Some(&id), *content, &data_key_info, &cipher);
+            place(&mut ed, *t, *content, &markup)?;
+            ids.push(id);
+        }
+        let entry = match self.encrypted_key(&session, Some(&ek_id), &ids, true)? {
+            Some(ek) => ek,
+            None => {
+                let mut s = format!(r#"<xenc:ReferenceList xmlns:xenc="{XENC_NS}">"#);
+                for r in &ids {
+                    s.push_str(&format!(r##"<xenc:DataReference URI="#{r}"/>"##));
+                }
+                s.push_str("</xenc:ReferenceList>");
+                s
+            }
+        };
+        match (soap.security, soap.header) {
+            (Some(sec), _) => ed.prepend_child(sec, &entry).map_err(edit_err)?,
+            (None, header) => {
+                let env_prefix = prefix_of(soap.envelope);
+                let (decl, p) = if env_prefix.is_empty() {
+                    (format!(r#" xmlns:soapenv="{}""#, soap.version.namespace()), "soapenv")
+                } else {
+                    (String::new(), env_prefix)
+                };
+                let mu = if options.must_understand {
+                    let v = if soap.version == SoapVersion::Soap12 { "true" } else { "1" };
+                    format!(r#"{decl} {p}:mustUnderstand="{v}""#)
+                } else {
+                    String::new()
+                };
+                let sec = format!(r#"<wsse:Security xmlns:wsse="{WSSE_NS}"{mu}>{entry}</wsse:Security>"#);
+                match header {
+                    Some(h) => ed.prepend_child(h, &sec).map_err(edit_err)?,
+                    None => {
+                        let h = if env_prefix.is_empty() { "Header".to_string() } else { format!("{env_prefix}:Header") };
+                        ed.insert_before(soap.body, &format!("<{h}>{sec}</{h}>")).map_err(edit_err)?;
+                    }
+                }
+            }
+        }
+        ed.to_vec().map_err(edit_err)
+    }
+}

@@ -1,0 +1,5 @@
+//! Integration tests of vtdx-schema (one binary; one module per area).
+
+mod datatypes;
+mod regex;
+mod structures;
