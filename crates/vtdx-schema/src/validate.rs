@@ -444,6 +444,19 @@ impl<'s, 'd> Validator<'s, 'd> {
                 return;
             }
         }
+        if !self.keep_typed && !vc.is_some_and(|v| v.fixed) {
+            // no typed value kept and no fixed value to compare: the check alone, which
+            // builds no value
+            let res = if sd.needs_ns { sd.st.check(&text, &NodeNs(n)) } else { sd.st.check(&text, &crate::datatypes::NoNamespaces) };
+            match res {
+                Ok(()) => self.id_check(n, sd.id_kind, &text),
+                Err(m) => {
+                    let off = n.content_range().map_or(n.range().start, |r| r.start);
+                    self.error_at(n, off, K::Value, format!("element <{}>: {m}", n.name()));
+                }
+            }
+            return;
+        }
         let res = if sd.needs_ns { sd.st.validate(&text, &NodeNs(n)) } else { sd.st.validate(&text, &crate::datatypes::NoNamespaces) };
         match res {
             Ok(v) => {
@@ -597,6 +610,15 @@ impl<'s, 'd> Validator<'s, 'd> {
     fn attribute_value(&mut self, n: Node<'d>, a: Node<'d>, t: TypeId, vc: Option<&ValueConstraint>) {
         let Some(sd) = self.c.types[t as usize].simple() else { return };
         let v = a.value();
+        if !self.keep_typed && !vc.is_some_and(|f| f.fixed) {
+            // the check alone: no value to keep or compare
+            let res = if sd.needs_ns { sd.st.check(&v, &NodeNs(n)) } else { sd.st.check(&v, &crate::datatypes::NoNamespaces) };
+            match res {
+                Ok(()) => self.id_check(a, sd.id_kind, &v),
+                Err(m) => self.error(a, K::Value, format!("attribute {}: {m}", a.name())),
+            }
+            return;
+        }
         let res = if sd.needs_ns { sd.st.validate(&v, &NodeNs(n)) } else { sd.st.validate(&v, &crate::datatypes::NoNamespaces) };
         match res {
             Ok(val) => {
