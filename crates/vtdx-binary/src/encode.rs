@@ -3,7 +3,6 @@
 //! says how it is written.
 
 use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 
 use memchr::memchr;
 use vtdx_core::tape::{RecordKind, Tape, KIND_SHIFT, PAYLOAD_MASK};
@@ -12,49 +11,8 @@ use vtdx_core::{Document, SourceEncoding};
 use crate::wire::*;
 use crate::{Error, ErrorKind};
 
-/// A small multiplicative hasher for the tables (keys are names and short values).
-#[derive(Default, Clone, Copy)]
-pub(crate) struct Fx(u64);
-
-impl std::hash::Hasher for Fx {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
-        }
-        let mut tail = 0u64;
-        for (i, &b) in chunks.remainder().iter().enumerate() {
-            tail |= (b as u64) << (i * 8);
-        }
-        self.add(tail ^ bytes.len() as u64);
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.add(i as u64);
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl Fx {
-    #[inline]
-    fn add(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+/// The tables' maps, on the core's name-table hasher (keys are names and short values).
+pub(crate) type FxMap<K, V> = HashMap<K, V, vtdx_core::BuildFx>;
 
 /// The tables an encoder shares with its decoder: qualified names, namespace
 /// names, symbols (pairs of the two) and short values, each numbered in order of

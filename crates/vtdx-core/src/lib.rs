@@ -66,7 +66,7 @@ pub use document::{Children, DescendantElements, Descendants, Document, EntityEx
 pub use edit::{escape_attr, escape_text, EditError, Editor};
 pub use error::{line_column, Error, ErrorKind, LimitKind};
 pub use input::SourceEncoding;
-pub use names::{has_uri_scheme, Names, NsId, Sym, NS_NONE, NS_XML, NS_XMLNS, XMLNS_NAMESPACE, XML_NAMESPACE};
+pub use names::{has_uri_scheme, BuildFx, Names, NsId, Sym, NS_NONE, NS_XML, NS_XMLNS, XMLNS_NAMESPACE, XML_NAMESPACE};
 pub use options::{ExternalPolicy, Limits, ParseOptions, PARALLEL_CHECK_MIN_BYTES};
 pub use parser::{Parser, XmlDecl};
 pub use template::{TemplateCache, TemplateConfig, TemplateStats};
