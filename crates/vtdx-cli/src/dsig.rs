@@ -320,16 +320,9 @@ pub fn run_sign(a: SignArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
         cfg = cfg.method(alg.algorithm());
     }
     let name = crate::display(&a.file);
-    let doc = match crate::parse_input(&mut a.opts.parser(), &a.file) {
-        Ok(Ok(d)) => d,
-        Ok(Err(e)) => {
-            crate::report(&name, "", &e);
-            return Ok(ExitCode::from(1));
-        }
-        Err(e) => {
-            eprintln!("{name}: cannot read: {e}");
-            return Ok(ExitCode::from(2));
-        }
+    let doc = match crate::load_one(&mut a.opts.parser(), &a.file) {
+        Ok(d) => d,
+        Err(code) => return Ok(code),
     };
     let mut targets = Vec::new();
     for x in &a.sign {

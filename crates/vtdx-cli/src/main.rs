@@ -318,6 +318,23 @@ pub(crate) fn parse_input(parser: &mut Parser, path: &Path) -> io::Result<Result
     Ok(parser.parse_owned(v))
 }
 
+/// [`parse_input`] for a command that takes one document: the document, or the exit
+/// status once the problem is reported (1: not well-formed, 2: cannot be read).
+pub(crate) fn load_one(parser: &mut Parser, path: &Path) -> Result<Document<'static>, ExitCode> {
+    let name = display(path);
+    match parse_input(parser, path) {
+        Ok(Ok(d)) => Ok(d),
+        Ok(Err(e)) => {
+            report(&name, "", &e);
+            Err(ExitCode::from(1))
+        }
+        Err(e) => {
+            eprintln!("{name}: cannot read: {e}");
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
 /// Prints a parse error as `FILE:LINE:COL: message (byte N)`, as xmllint and
 /// compilers do. `context`, when not empty, stands before the message (ending with
 /// `: `); the position is then in the document the context names.

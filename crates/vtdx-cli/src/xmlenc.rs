@@ -138,16 +138,9 @@ pub fn run_encrypt(a: EncryptArgs, out: &mut dyn Write) -> io::Result<ExitCode> 
         _ => BlockAlgorithm::AES256_GCM,
     };
     let name = crate::display(&a.file);
-    let doc = match crate::parse_input(&mut a.opts.parser(), &a.file) {
-        Ok(Ok(d)) => d,
-        Ok(Err(e)) => {
-            crate::report(&name, "", &e);
-            return Ok(ExitCode::from(1));
-        }
-        Err(e) => {
-            eprintln!("{name}: cannot read: {e}");
-            return Ok(ExitCode::from(2));
-        }
+    let doc = match crate::load_one(&mut a.opts.parser(), &a.file) {
+        Ok(d) => d,
+        Err(code) => return Ok(code),
     };
     let mut targets = Vec::new();
     if let Some(x) = &a.xpath {
@@ -186,16 +179,9 @@ pub fn run_decrypt(a: DecryptArgs, out: &mut dyn Write) -> io::Result<ExitCode> 
         Err(m) => return usage("decrypt", &m),
     };
     let name = crate::display(&a.file);
-    let doc = match crate::parse_input(&mut a.opts.parser(), &a.file) {
-        Ok(Ok(d)) => d,
-        Ok(Err(e)) => {
-            crate::report(&name, "", &e);
-            return Ok(ExitCode::from(1));
-        }
-        Err(e) => {
-            eprintln!("{name}: cannot read: {e}");
-            return Ok(ExitCode::from(2));
-        }
+    let doc = match crate::load_one(&mut a.opts.parser(), &a.file) {
+        Ok(d) => d,
+        Err(code) => return Ok(code),
     };
     let dec = Decryptor::new(vec![key], DecryptConfig::default().allow_legacy(a.allow_legacy));
     match dec.decrypt(&doc) {
