@@ -62,6 +62,24 @@ HEADLINE_ROUNDS = 3
 HEADLINE_DOCS = ["generated/po_big.xml", "generated/po_16mb.xml"]
 ALL_PEERS = [p for _, ps in NATIVE_PROGRAMS for p in ps] + JVM_PEERS
 WORKLOADS = ["parse", "roundtrip", "xpath", "xpath-eval", "many", "memory", "scan", "c14n", "python", "cli", "dsig"]
+
+
+def load_plugins():
+    """The workloads that live in bench/workloads/<name>.py (see bench/workloads/README.md): a module with
+    NAME, run(drv, mode, with_jvm, log) -> (results, timings, docs) and check(drv, results, quick, with_jvm)
+    -> (failures, notes); report.py calls its report(rows, meta, quick). Sorted by file name."""
+    import importlib.util
+    plugins = {}
+    for f in sorted((Path(__file__).resolve().parent / "workloads").glob("[a-z]*.py")):
+        spec = importlib.util.spec_from_file_location(f"vtdx_bench_workload_{f.stem}", f)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        plugins[mod.NAME] = mod
+    return plugins
+
+
+PLUGINS = load_plugins()
+WORKLOADS += [w for w in PLUGINS if w not in WORKLOADS]
 # Variants measured only where they differ: one parse in a fresh process (memory) is the same cold
 # parse for vtdx and vtdx-cold, and the same context for libxml2 and libxml2-reuse.
 MEMORY_SKIP = {"vtdx-cold", "vtdx-reuse", "libxml2-reuse"}
@@ -257,21 +275,35 @@ class Failure(Exception):
     pass
 
 
+def rust_bin(name):
+    """The path of a release binary of this workspace (CARGO_TARGET_DIR honoured, as bench/run builds it)."""
+    target = Path(os.environ["CARGO_TARGET_DIR"]) if os.environ.get("CARGO_TARGET_DIR") else ROOT / "target"
+    if not target.is_absolute():
+        target = ROOT / target
+    return str(target / "release" / name)
+
+
 def run_program(prog, workload, files, extra, timeout, log, quick=False):
-    cmd = program_cmd(prog, quick, workload) + [workload] + extra + [str(f) for f in files]
+    return run_cmd(program_cmd(prog, quick, workload) + [workload] + extra + [str(f) for f in files],
+                   f"{prog} {workload}", timeout, log, len(files))
+
+
+def run_cmd(cmd, label, timeout, log, nfiles=0):
+    """Runs one peer program (the command line complete), with the peers' malloc settings; returns its JSON
+    lines and the wall time. A non-zero exit, a time-out or a line that is not JSON is a Failure."""
     env = dict(os.environ)
     env.update(MALLOC_ENV)
     t0 = time.monotonic()
     try:
         r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise Failure(f"{prog} {workload}: timed out after {timeout} s")
+        raise Failure(f"{label}: timed out after {timeout} s")
     dt = time.monotonic() - t0
-    log.write(f"$ {' '.join(cmd[:6])} ... ({len(files)} files) -> rc={r.returncode} in {dt:.1f} s\n")
+    log.write(f"$ {' '.join(cmd[:6])} ... ({nfiles} files) -> rc={r.returncode} in {dt:.1f} s\n")
     if r.stderr.strip():
         log.write(r.stderr[-4000:] + "\n")
     if r.returncode != 0:
-        raise Failure(f"{prog} {workload}: exit code {r.returncode}: {r.stderr.strip()[-800:]}")
+        raise Failure(f"{label}: exit code {r.returncode}: {r.stderr.strip()[-800:]}")
     lines = []
     for ln in r.stdout.splitlines():
         ln = ln.strip()
@@ -280,7 +312,7 @@ def run_program(prog, workload, files, extra, timeout, log, quick=False):
         try:
             lines.append(json.loads(ln))
         except json.JSONDecodeError:
-            raise Failure(f"{prog} {workload}: not a JSON line: {ln[:200]}")
+            raise Failure(f"{label}: not a JSON line: {ln[:200]}")
     return lines, dt
 
 
@@ -293,6 +325,8 @@ def policy_args(pol, jvm=False, many=False):
 
 
 def run_workload(workload, mode, with_jvm, log):
+    if workload in PLUGINS:
+        return PLUGINS[workload].run(sys.modules[__name__], mode, with_jvm, log)
     quick = mode == "quick"
     pol = POLICY[mode]
     timeout = 120 if quick else 900
@@ -1174,7 +1208,10 @@ def main():
             if r.get("file"):
                 f = Path(r["file"])
                 r["doc"] = doc_id(f) if str(f.resolve()).startswith(str(corpus_root())) else f.name.replace(".bin", "")
-        f, n = check(w, results, docs if w not in ("xpath", "many") else [], with_jvm, a.quick)
+        if w in PLUGINS:
+            f, n = PLUGINS[w].check(sys.modules[__name__], results, a.quick, with_jvm)
+        else:
+            f, n = check(w, results, docs if w not in ("xpath", "many") else [], with_jvm, a.quick)
         failures += f
         notes += n
         with open(mdir / "results" / f"{w}.jsonl", "w") as fh:

@@ -236,6 +236,13 @@ class Blanks:
         return "\n" + "\n".join(f"- [{k}] {reason}" for reason, k in self.reasons.items()) + "\n"
 
 
+def load_plugins():
+    """The workloads of bench/workloads/*.py, as the driver loads them."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from driver import PLUGINS
+    return PLUGINS
+
+
 def load(mode):
     mdir = OUT / mode
     meta = json.loads((mdir / "meta.json").read_text())
@@ -1276,6 +1283,11 @@ def main():
     # ------------------------------------------------------------ method
     pol = meta.get("policy", {})
     rs = meta.get("workloads", {})
+    # the workloads of bench/workloads/*.py write their own sections
+    for name, plugin in load_plugins().items():
+        if res.get(name):
+            w(plugin.report(res[name], meta, quick))
+
     w("\n## Method\n")
     w("- **One program per peer**, in the peer's own language (`bench/peers/`; the Rust peers and the memchr/memcpy "
       "reference in `bench/src/bin/rust_peers.rs`). Each loads all its documents into memory first, then measures, and "
