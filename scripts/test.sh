@@ -56,8 +56,8 @@ if [ ! -x "$py" ]; then
     python3 -m venv "$root/target/py"
 fi
 # zeep (python/tests/test_dsig_zeep.py) and signxml (test_dsig_interop.py, an independent oracle)
-if ! "$py" -c "import maturin, pytest, lxml, mypy, zeep, signxml, xmlschema" 2>/dev/null; then
-    "$py" -m pip install -q --disable-pip-version-check "maturin>=1.9.4,<2" pytest lxml mypy zeep signxml xmlschema
+if ! "$py" -c "import maturin, pytest, lxml, mypy, zeep, signxml, xmlschema, cryptography, requests" 2>/dev/null; then
+    "$py" -m pip install -q --disable-pip-version-check "maturin>=1.9.4,<2" pytest lxml mypy zeep signxml xmlschema cryptography requests
 fi
 rm -rf "$root/target/wheels"
 "$py" -m maturin build --release --quiet --out "$root/target/wheels" --interpreter "$py"

@@ -16,7 +16,7 @@ Names follow lxml and ElementTree where the concept is the same: ``parse``,
 ``attrib``, ``text``, ``tail``, ``iter``, ``find``, ``xpath``, ``XPath``,
 ``XMLSyntaxError``. Trees are read-only; change documents with :class:`Editor`.
 XML Signature (verification with the verified view, signing, a zeep WS-Security
-plugin) is :mod:`vtdx.dsig`.
+plugin) is :mod:`vtdx.dsig`; XML Encryption is :mod:`vtdx.xmlenc`.
 """
 
 from collections.abc import Mapping as _Mapping
@@ -56,6 +56,7 @@ from ._vtdx import (
 )
 
 from . import dsig  # XML Signature: vtdx.dsig.verify, vtdx.dsig.sign (zeep plugin: vtdx.dsig.zeep)
+from . import xmlenc  # XML Encryption: vtdx.xmlenc.encrypt, vtdx.xmlenc.decrypt
 
 # `el.attrib` is a read-only mapping: let isinstance(..., Mapping) say so.
 _Mapping.register(Attrib)
@@ -101,4 +102,5 @@ __all__ = [
     "parse",
     "tostring",
     "unpack",
+    "xmlenc",
 ]

@@ -14,6 +14,7 @@ __all__ = [
     "canonicalize", "iselement", "pack", "unpack", "__version__",
     "XMLSchema", "XMLSchemaParseError", "DocumentInvalid", "SchemaError",
     "InvalidInput", "InvalidSignature", "Verifier", "Signer", "VerifyResult", "VerifiedReference",
+    "XMLEncryptionError", "DecryptionError", "InvalidEncryptionInput", "Encryptor", "Decryptor",
 ]
 
 _Source = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]", IO[bytes], IO[str]]
@@ -360,6 +361,7 @@ class Verifier:
         max_clock_skew: float = 300.0,
         now: Optional[float] = None,
         require_timestamp: bool = False,
+        decrypts_after: bool = False,
     ) -> "Verifier": ...
     def verify(self, data: _DsigSource) -> "VerifyResult": ...
 
@@ -458,6 +460,69 @@ class VerifyResult:
     def timestamp(self) -> Optional[Element]: ...
     @property
     def timestamp_signed(self) -> bool: ...
+
+# ---- XML Encryption (re-exported by vtdx.xmlenc) ------------------------------------------
+
+class XMLEncryptionError(VtdxError, ValueError):
+    """A message whose encryption structures are malformed, or that exceeds a limit."""
+
+    kind: str
+    msg: str
+    byte_offset: Optional[int]
+    position: Optional[tuple[int, int]]
+    lineno: Optional[int]
+
+class DecryptionError(XMLEncryptionError):
+    """Every cryptographic failure of decryption: the message is always ``decryption failed``."""
+
+class InvalidEncryptionInput(XMLEncryptionError):
+    """A key, algorithm, XPath or target the caller gave that cannot be used (``vtdx.xmlenc.InvalidInput``)."""
+
+@final
+class Encryptor:
+    """The recipient's key and how to encrypt, read once."""
+
+    def __new__(
+        cls,
+        key: bytes,
+        *,
+        kind: str = "rsa",
+        key_name: Optional[str] = None,
+        algorithm: Optional[str] = None,
+        key_transport: Optional[str] = None,
+        recipient_info: bool = True,
+    ) -> "Encryptor": ...
+    @property
+    def algorithm(self) -> str: ...
+    def encrypt(
+        self, data: _DsigSource, targets: Union[str, Element, Iterable[Union[str, Element]], None] = None, *, content: bool = False
+    ) -> bytes: ...
+    def encrypt_wss(
+        self,
+        data: _DsigSource,
+        targets: Union[str, Element, Iterable[Union[str, Element]], None] = None,
+        *,
+        body: bool = True,
+        must_understand: bool = True,
+    ) -> bytes: ...
+
+@final
+class Decryptor:
+    """The caller's keys and the decryption policy, read once."""
+
+    def __new__(
+        cls,
+        keys: list[tuple[str, bytes, Optional[str]]],
+        *,
+        allow_legacy: bool = False,
+        max_parts: int = 256,
+        max_cipher_bytes: int = 268435456,
+        max_depth: int = 4,
+        remove_key_entries: bool = False,
+    ) -> "Decryptor": ...
+    @property
+    def allow_legacy(self) -> bool: ...
+    def decrypt(self, data: _DsigSource) -> bytes: ...
 
 # ---- XML Schema ---------------------------------------------------------------------
 

@@ -245,7 +245,7 @@ impl Verifier {
     #[new]
     #[pyo3(signature = (keys, *, allow_sha1=false, min_rsa_bits=2048, max_transforms=5, max_references=30, max_signatures=10,
         allow_xpath_transform=false, allow_xpath_filter2=false, reject_comment_split_text=true, soap_checks=true,
-        max_clock_skew=300.0, now=None, require_timestamp=false))]
+        max_clock_skew=300.0, now=None, require_timestamp=false, decrypts_after=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -262,6 +262,7 @@ impl Verifier {
         max_clock_skew: f64,
         now: Option<f64>,
         require_timestamp: bool,
+        decrypts_after: bool,
     ) -> PyResult<Self> {
         if keys.is_empty() {
             return Err(invalid_input(py, "no_key", "no verification key was supplied (x509_cert=, key= or hmac_key=)"));
@@ -289,7 +290,8 @@ impl Verifier {
             .reject_comment_split_text(reject_comment_split_text)
             .soap_checks(soap_checks)
             .max_clock_skew(seconds(max_clock_skew, "max_clock_skew")?)
-            .require_timestamp(require_timestamp);
+            .require_timestamp(require_timestamp)
+            .decrypts_after(decrypts_after);
         if let Some(t) = now {
             b = b.now(instant(t)?);
         }

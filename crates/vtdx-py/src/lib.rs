@@ -28,6 +28,7 @@ mod errors;
 mod names;
 mod parse;
 mod schema;
+mod xmlenc;
 mod xpath;
 
 use pyo3::prelude::*;
@@ -79,6 +80,7 @@ fn _vtdx(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<editor::Editor>()?;
     xpath::register(m)?;
     dsig::register(m)?;
+    xmlenc::register(m)?;
     schema::register(m)?;
     m.add_function(wrap_pyfunction!(parse::parse, m)?)?;
     m.add_function(wrap_pyfunction!(parse::fromstring, m)?)?;

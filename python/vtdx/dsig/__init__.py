@@ -310,6 +310,10 @@ class SignatureConfiguration:
       of SOAP messages only, where what the application reads is the Body;
     * ``require_timestamp``: a SOAP message must carry a signed ``wsu:Timestamp``
       (one that is present is always checked for freshness);
+    * ``decrypts_after``: the application decrypts the message after verifying it
+      (encrypt-then-sign, :mod:`vtdx.xmlenc`), so a ``mustUnderstand`` Security header
+      may also hold ``xenc:EncryptedKey`` and ``xenc:ReferenceList`` entries (off: such
+      a header is refused, since nothing would process them);
     * ``max_clock_skew`` (seconds or ``timedelta``), ``now`` (judge Timestamps at
       this instant: an aware ``datetime`` or seconds since the epoch);
     * ``allow_sha1``, ``min_rsa_bits``, ``max_transforms``, ``max_references``,
@@ -323,6 +327,7 @@ class SignatureConfiguration:
     digest_algorithms: Optional[frozenset[Union[str, DigestAlgorithm]]] = None
     require_payload: Optional[bool] = None
     require_timestamp: bool = False
+    decrypts_after: bool = False
     max_clock_skew: Union[float, _dt.timedelta] = 300.0
     now: Union[None, float, _dt.datetime] = None
     allow_sha1: bool = False
@@ -351,6 +356,7 @@ class SignatureConfiguration:
             max_clock_skew=_duration(self.max_clock_skew),
             now=_seconds(self.now),
             require_timestamp=self.require_timestamp,
+            decrypts_after=self.decrypts_after,
         )
 
     def check(self, result: VerifyResult) -> VerifyResult:
