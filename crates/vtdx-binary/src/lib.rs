@@ -162,7 +162,7 @@ pub fn pack(doc: &Document<'_>) -> Result<Vec<u8>, Error> {
 }
 
 /// Unpacks a file of exactly one document (as [`pack`] writes it) with default
-/// options.
+/// options. To unpack many files, reuse an [`Unpacker`].
 pub fn unpack(data: &[u8]) -> Result<Document<'static>, Error> {
     unpack_with(data, &ParseOptions::default())
 }
@@ -170,15 +170,130 @@ pub fn unpack(data: &[u8]) -> Result<Document<'static>, Error> {
 /// [`unpack`] with `opts`: the limits and namespace setting the document is
 /// checked against (as [`Document::parse_with`] would).
 pub fn unpack_with(data: &[u8], opts: &ParseOptions) -> Result<Document<'static>, Error> {
-    let mut reader = StreamReader::with_options(data, opts)?;
-    let doc = match reader.next() {
-        Some(d) => d?,
-        None => return Err(Error { kind: ErrorKind::DocumentCount { found: 0 }, offset: reader.offset() as u64 }),
-    };
-    match reader.next() {
-        None => Ok(doc),
-        Some(Err(e)) => Err(e),
-        Some(Ok(_)) => Err(Error { kind: ErrorKind::DocumentCount { found: 2 }, offset: reader.offset() as u64 }),
+    Unpacker::with_options(opts).unpack(data)
+}
+
+/// Unpacks one-document files one after another, keeping its allocations and
+/// its name tables between them (as a reused [`vtdx_core::Parser`] does): the
+/// names of documents of one kind are interned and checked once.
+///
+/// ```
+/// use vtdx_core::Document;
+///
+/// let mut u = vtdx_binary::Unpacker::new();
+/// for xml in [&b"<m><id>1</id></m>"[..], b"<m><id>2</id></m>"] {
+///     let packed = vtdx_binary::pack(&Document::parse(xml)?)?;
+///     let doc = u.unpack(&packed)?;
+///     assert_eq!(doc.source(), xml);
+///     u.recycle(doc);
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Unpacker {
+    dec: decode::Decoder,
+}
+
+impl Default for Unpacker {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Unpacker {
+    /// An unpacker with default options.
+    pub fn new() -> Self {
+        Self::with_options(&ParseOptions::default())
+    }
+
+    /// An unpacker whose documents are checked against `opts`.
+    pub fn with_options(opts: &ParseOptions) -> Self {
+        Unpacker { dec: decode::Decoder::new(opts) }
+    }
+
+    /// Unpacks a file of exactly one document.
+    pub fn unpack(&mut self, data: &[u8]) -> Result<Document<'static>, Error> {
+        let (mut pos, stream) = read_header(data)?;
+        self.dec.reset();
+        let doc = match next_doc(data, &mut pos, stream, &mut self.dec)? {
+            Some(d) => d,
+            None => return Err(Error { kind: ErrorKind::DocumentCount { found: 0 }, offset: pos as u64 }),
+        };
+        match next_doc(data, &mut pos, stream, &mut self.dec)? {
+            None => Ok(doc),
+            Some(_) => Err(Error { kind: ErrorKind::DocumentCount { found: 2 }, offset: pos as u64 }),
+        }
+    }
+
+    /// Takes back a document's allocations for the next one (as
+    /// [`vtdx_core::Parser::recycle`]).
+    pub fn recycle(&mut self, doc: Document<'_>) {
+        self.dec.asm.recycle(doc);
+    }
+}
+
+/// Checks the header; returns the offset after it and whether the file is a stream.
+fn read_header(data: &[u8]) -> Result<(usize, bool), Error> {
+    if !is_packed(data) {
+        return Err(Error { kind: ErrorKind::NotPacked, offset: 0 });
+    }
+    let mut r = wire::Reader::new(data, 0);
+    r.pos = MAGIC.len();
+    let version = r.byte("the version")?;
+    if version != VERSION {
+        return Err(r.error(ErrorKind::UnsupportedVersion { found: version }));
+    }
+    let flags = r.byte("the flags")?;
+    if flags & !FLAG_STREAM != 0 {
+        return Err(r.error(ErrorKind::UnknownFlags { found: flags }));
+    }
+    Ok((r.pos, flags & FLAG_STREAM != 0))
+}
+
+/// The next document from `*pos` on (`None` at the end mark), its frame's
+/// checksum verified before anything in it is read.
+fn next_doc(data: &[u8], pos: &mut usize, stream: bool, dec: &mut decode::Decoder) -> Result<Option<Document<'static>>, Error> {
+    loop {
+        let mut r = wire::Reader::new(data, 0);
+        r.pos = *pos;
+        let start = r.pos;
+        match r.byte("a frame or the end mark")? {
+            wire::FRAME_DOC => {
+                let len = r.count("the frame length", data.len())?;
+                let payload_start = r.pos;
+                r.bytes(len, "the frame's payload")?;
+                let sum = r.bytes(8, "the frame's checksum")?;
+                let stored = u64::from_le_bytes([sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6], sum[7]]);
+                let computed = wire::checksum(&data[start..payload_start + len], u8::from(stream));
+                if stored != computed {
+                    return Err(Error { kind: ErrorKind::Checksum { stored, computed }, offset: start as u64 });
+                }
+                *pos = r.pos;
+                let mut pr = wire::Reader::new(&data[payload_start..payload_start + len], payload_start);
+                let doc = dec.document(&mut pr)?;
+                if !pr.at_end() {
+                    return Err(pr.malformed("bytes after the document's end token"));
+                }
+                if !stream {
+                    dec.reset();
+                }
+                return Ok(Some(doc));
+            }
+            wire::FRAME_RESET if stream => {
+                dec.reset();
+                *pos = r.pos;
+            }
+            wire::FRAME_END => {
+                if !r.at_end() {
+                    return Err(r.malformed("bytes after the end mark"));
+                }
+                *pos = r.pos;
+                return Ok(None);
+            }
+            b => {
+                r.pos = start;
+                return Err(r.malformed(format!("unknown frame tag 0x{b:02X}")));
+            }
+        }
     }
 }
 
@@ -266,8 +381,7 @@ pub struct StreamReader<'a> {
     data: &'a [u8],
     pos: usize,
     stream: bool,
-    tables: decode::DecTables,
-    opts: ParseOptions,
+    dec: decode::Decoder,
     done: bool,
 }
 
@@ -279,27 +393,8 @@ impl<'a> StreamReader<'a> {
 
     /// A reader whose documents are checked against `opts`.
     pub fn with_options(data: &'a [u8], opts: &ParseOptions) -> Result<Self, Error> {
-        if !is_packed(data) {
-            return Err(Error { kind: ErrorKind::NotPacked, offset: 0 });
-        }
-        let mut r = wire::Reader::new(data, 0);
-        r.pos = MAGIC.len();
-        let version = r.byte("the version")?;
-        if version != VERSION {
-            return Err(r.error(ErrorKind::UnsupportedVersion { found: version }));
-        }
-        let flags = r.byte("the flags")?;
-        if flags & !FLAG_STREAM != 0 {
-            return Err(r.error(ErrorKind::UnknownFlags { found: flags }));
-        }
-        Ok(StreamReader {
-            data,
-            pos: r.pos,
-            stream: flags & FLAG_STREAM != 0,
-            tables: decode::DecTables::new(),
-            opts: opts.clone(),
-            done: false,
-        })
+        let (pos, stream) = read_header(data)?;
+        Ok(StreamReader { data, pos, stream, dec: decode::Decoder::new(opts), done: false })
     }
 
     /// True for a stream-mode file (tables kept across documents).
@@ -312,50 +407,15 @@ impl<'a> StreamReader<'a> {
         self.pos
     }
 
+    /// Takes back a document's allocations for the next one (as
+    /// [`vtdx_core::Parser::recycle`]): for a reader that is done with each
+    /// document before it reads the next.
+    pub fn recycle(&mut self, doc: Document<'_>) {
+        self.dec.asm.recycle(doc);
+    }
+
     fn next_doc(&mut self) -> Result<Option<Document<'static>>, Error> {
-        loop {
-            let mut r = wire::Reader::new(self.data, 0);
-            r.pos = self.pos;
-            let start = r.pos;
-            match r.byte("a frame or the end mark")? {
-                wire::FRAME_DOC => {
-                    let len = r.count("the frame length", self.data.len())?;
-                    let payload_start = r.pos;
-                    r.bytes(len, "the frame's payload")?;
-                    let sum = r.bytes(8, "the frame's checksum")?;
-                    let stored = u64::from_le_bytes([sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6], sum[7]]);
-                    let computed = wire::checksum(&self.data[start..payload_start + len], u8::from(self.stream));
-                    if stored != computed {
-                        return Err(Error { kind: ErrorKind::Checksum { stored, computed }, offset: start as u64 });
-                    }
-                    self.pos = r.pos;
-                    let mut pr = wire::Reader::new(&self.data[payload_start..payload_start + len], payload_start);
-                    let doc = decode::document(&mut pr, &mut self.tables, &self.opts)?;
-                    if !pr.at_end() {
-                        return Err(pr.malformed("bytes after the document's end token"));
-                    }
-                    if !self.stream {
-                        self.tables.reset();
-                    }
-                    return Ok(Some(doc));
-                }
-                wire::FRAME_RESET if self.stream => {
-                    self.tables.reset();
-                    self.pos = r.pos;
-                }
-                wire::FRAME_END => {
-                    if !r.at_end() {
-                        return Err(r.malformed("bytes after the end mark"));
-                    }
-                    self.pos = r.pos;
-                    return Ok(None);
-                }
-                b => {
-                    r.pos = start;
-                    return Err(r.malformed(format!("unknown frame tag 0x{b:02X}")));
-                }
-            }
-        }
+        next_doc(self.data, &mut self.pos, self.stream, &mut self.dec)
     }
 }
 

@@ -9,6 +9,8 @@
 //! what it leaves out, is listed on [`Document::assemble`] and in
 //! `docs/index-format.md` ("Documents from parts").
 
+mod build;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -22,6 +24,8 @@ use crate::input;
 use crate::names::{Names, NsId, Sym, NS_NONE, NS_XML, NS_XMLNS, XMLNS_NAMESPACE, XML_NAMESPACE};
 use crate::options::ParseOptions;
 use crate::parser::{is_qname, DeclSpans};
+
+pub use build::{Assembler, InputEncoding, Piece};
 
 impl Names {
     /// Interns the qualified name `qname` (as written, `p:local` or `local`) in the

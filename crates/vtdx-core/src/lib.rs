@@ -61,6 +61,7 @@ mod text;
 mod write;
 pub mod xml;
 
+pub use assemble::{Assembler, InputEncoding, Piece};
 pub use chars::{is_name, is_name_char, is_name_start_char, is_xml_char};
 pub use document::{Children, DescendantElements, Descendants, Document, EntityExpansion, Node, NodeId, NodeKind, RecordCounts};
 pub use edit::{escape_attr, escape_text, EditError, Editor};
