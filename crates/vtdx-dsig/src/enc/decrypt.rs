@@ -134,13 +134,22 @@ fn failed() -> EncError {
     EncError::decryption_failed()
 }
 
-/// Decodes base64 with white space anywhere; without white space, straight from the text.
+/// Decodes base64 with white space anywhere. Straight from the text first (what
+/// vtdx and most encryptors write: one line); only a text that does not decode
+/// and holds white space is decoded again without it, copied line by line.
 pub(crate) fn decode_b64(text: &str) -> Option<Vec<u8>> {
     let e = &base64::engine::general_purpose::STANDARD;
-    if !text.bytes().any(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
-        return e.decode(text).ok();
+    if let Ok(v) = e.decode(text) {
+        return Some(v);
     }
-    let clean: Vec<u8> = text.bytes().filter(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')).collect();
+    let ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    if !text.as_bytes().iter().any(ws) {
+        return None;
+    }
+    let mut clean = Vec::with_capacity(text.len());
+    for part in text.as_bytes().split(ws) {
+        clean.extend_from_slice(part);
+    }
     e.decode(clean).ok()
 }
 
@@ -293,18 +302,20 @@ impl Decryptor {
             };
             let cipher = self.cipher_octets(&enc)?;
             let Some(block) = block else { return Err(failed()) };
-            let plain = self.decrypt_block(block, &key.key, cipher)?;
+            let (mut plain, at) = self.decrypt_block(block, &key.key, cipher)?;
             if !key.ok {
                 return Err(failed());
             }
             let is_xml = matches!(enc.type_uri.as_deref(), Some(TYPE_ELEMENT | TYPE_CONTENT));
             if !is_xml {
                 if node == root {
+                    plain.truncate(at.end);
+                    plain.drain(..at.start);
                     return Ok(Pass::Raw(plain));
                 }
                 return Err(EncError::at(EncErrorKind::NotXml(enc.type_uri.clone().unwrap_or_default()), node.range().start));
             }
-            let text = std::str::from_utf8(&plain).map_err(|_| failed())?;
+            let text = std::str::from_utf8(&plain[at]).map_err(|_| failed())?;
             if !again && text.contains("EncryptedData") {
                 again = true;
             }
@@ -334,7 +345,9 @@ impl Decryptor {
         }
     }
 
-    fn decrypt_block(&self, block: BlockAlgorithm, key: &[u8], mut data: Vec<u8>) -> Result<Vec<u8>, EncError> {
+    /// Decrypts in place: the buffer and where the plaintext is in it (not moved
+    /// to the front: the caller copies it once more anyway).
+    fn decrypt_block(&self, block: BlockAlgorithm, key: &[u8], mut data: Vec<u8>) -> Result<(Vec<u8>, std::ops::Range<usize>), EncError> {
         match block {
             BlockAlgorithm::AesGcm(_) => {
                 if data.len() < 12 + 16 {
@@ -342,9 +355,7 @@ impl Decryptor {
                 }
                 let (iv, rest) = data.split_at_mut(12);
                 let n = self.provider.aes_gcm_open(key, iv, rest).map_err(|_| failed())?;
-                data.copy_within(12..12 + n, 0);
-                data.truncate(n);
-                Ok(data)
+                Ok((data, 12..12 + n))
             }
             BlockAlgorithm::AesCbc(_) => {
                 if data.len() < 32 || data.len() % 16 != 0 {
@@ -359,9 +370,7 @@ impl Decryptor {
                     return Err(failed());
                 }
                 let n = rest.len() - pad;
-                data.copy_within(16..16 + n, 0);
-                data.truncate(n);
-                Ok(data)
+                Ok((data, 16..16 + n))
             }
         }
     }

@@ -110,17 +110,21 @@ impl Encryptor {
         Ok(k)
     }
 
-    /// `IV || ciphertext || tag`, base64.
-    pub(crate) fn seal(&self, key: &[u8], plaintext: &[u8]) -> Result<String, EncError> {
+    /// Appends `IV || ciphertext || tag`, base64, to `out`: the plaintext is copied
+    /// once (into the buffer sealed in place), and the base64 is written straight
+    /// into `out` (the 12-byte IV encodes to 16 characters without padding, so the
+    /// IV and the sealed bytes can be encoded one after the other).
+    pub(crate) fn seal_into(&self, key: &[u8], plaintext: &[u8], out: &mut String) -> Result<(), EncError> {
+        let e = &base64::engine::general_purpose::STANDARD;
         let mut iv = [0u8; 12];
         self.provider.random(&mut iv).map_err(|e| enc_err(e.to_string()))?;
-        let mut buf = Vec::with_capacity(12 + plaintext.len() + 16);
-        buf.extend_from_slice(&iv);
         let mut body = Vec::with_capacity(plaintext.len() + 16);
         body.extend_from_slice(plaintext);
         self.provider.aes_gcm_seal(key, &iv, &mut body).map_err(|e| enc_err(e.to_string()))?;
-        buf.extend_from_slice(&body);
-        Ok(b64(&buf))
+        out.reserve(16 + body.len().div_ceil(3) * 4);
+        e.encode_string(iv, out);
+        e.encode_string(&body, out);
+        Ok(())
     }
 
     /// The `ds:KeyInfo` that identifies the recipient's key, if any.
@@ -188,14 +192,28 @@ impl Encryptor {
         Ok(Some(s))
     }
 
-    /// An `xenc:EncryptedData` element.
-    pub(crate) fn encrypted_data(&self, id: Option<&str>, content: bool, key_info: &str, cipher_b64: &str) -> String {
+    /// An `xenc:EncryptedData` element holding `plaintext` sealed under `key`,
+    /// built in one buffer (the base64 written in place).
+    pub(crate) fn encrypted_data(
+        &self,
+        id: Option<&str>,
+        content: bool,
+        key_info: &str,
+        key: &[u8],
+        plaintext: &[u8],
+    ) -> Result<String, EncError> {
         let ty = if content { TYPE_CONTENT } else { TYPE_ELEMENT };
         let id = id.map(|i| format!(r#" Id="{i}""#)).unwrap_or_default();
-        format!(
-            r#"<xenc:EncryptedData xmlns:xenc="{XENC_NS}"{id} Type="{ty}"><xenc:EncryptionMethod Algorithm="{}"/>{key_info}<xenc:CipherData><xenc:CipherValue>{cipher_b64}</xenc:CipherValue></xenc:CipherData></xenc:EncryptedData>"#,
+        let head = format!(
+            r#"<xenc:EncryptedData xmlns:xenc="{XENC_NS}"{id} Type="{ty}"><xenc:EncryptionMethod Algorithm="{}"/>{key_info}<xenc:CipherData><xenc:CipherValue>"#,
             self.config.algorithm.uri()
-        )
+        );
+        const TAIL: &str = "</xenc:CipherValue></xenc:CipherData></xenc:EncryptedData>";
+        let mut s = String::with_capacity(head.len() + 16 + (plaintext.len() + 16).div_ceil(3) * 4 + TAIL.len());
+        s.push_str(&head);
+        self.seal_into(key, plaintext, &mut s)?;
+        s.push_str(TAIL);
+        Ok(s)
     }
 
     /// Replaces each target element (or, with `content`, its content) by an
@@ -209,12 +227,11 @@ impl Encryptor {
         for &t in targets {
             let plain = plaintext(doc, t, content);
             let session = self.session_key()?;
-            let cipher = self.seal(&session, plain)?;
             let key_info = match self.encrypted_key(&session, None, &[], false)? {
                 Some(ek) => format!(r#"<ds:KeyInfo xmlns:ds="{DSIG_NS}">{ek}</ds:KeyInfo>"#),
                 None => self.recipient_key_info(false),
             };
-            let markup = self.encrypted_data(None, content, &key_info, &cipher);
+            let markup = self.encrypted_data(None, content, &key_info, &session, plain)?;
             place(&mut ed, t, content, &markup)?;
         }
         ed.to_vec().map_err(edit_err)

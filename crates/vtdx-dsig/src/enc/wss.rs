@@ -86,8 +86,7 @@ impl Encryptor {
         let mut ids = Vec::with_capacity(targets.len());
         for (t, content) in &targets {
             let id = format!("ED-{}", random_hex(&self.provider, 16));
-            let cipher = self.seal(&session, plaintext(doc, *t, *content))?;
-            let markup = self.encrypted_data(Some(&id), *content, &data_key_info, &cipher);
+            let markup = self.encrypted_data(Some(&id), *content, &data_key_info, &session, plaintext(doc, *t, *content))?;
             place(&mut ed, *t, *content, &markup)?;
             ids.push(id);
         }
