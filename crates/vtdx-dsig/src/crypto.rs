@@ -315,44 +315,22 @@ pub trait CipherProvider: Send + Sync + std::fmt::Debug {
     }
 
     /// The digest of the concatenation of `parts` (ConcatKDF's hash).
-    fn hash(&self, alg: KdfHash, parts: &[&[u8]]) -> Result<Vec<u8>, CipherError> {
+    fn hash(&self, alg: DigestAlgorithm, parts: &[&[u8]]) -> Result<Vec<u8>, CipherError> {
         let _ = (alg, parts);
         Err(CipherError::Unsupported("digests for key derivation".into()))
     }
 
     /// HKDF (RFC 5869) with HMAC of `alg`: `len` bytes from `ikm`, `salt` and `info`.
-    fn hkdf(&self, alg: KdfHash, ikm: &[u8], salt: &[u8], info: &[u8], len: usize) -> Result<Vec<u8>, CipherError> {
+    fn hkdf(&self, alg: DigestAlgorithm, ikm: &[u8], salt: &[u8], info: &[u8], len: usize) -> Result<Vec<u8>, CipherError> {
         let _ = (alg, ikm, salt, info, len);
         Err(CipherError::Unsupported("HKDF".into()))
     }
 
     /// PBKDF2 (RFC 8018) with HMAC of `alg`: `len` bytes from `secret` and `salt`.
-    fn pbkdf2(&self, alg: KdfHash, secret: &[u8], salt: &[u8], iterations: u32, len: usize) -> Result<Vec<u8>, CipherError> {
+    fn pbkdf2(&self, alg: DigestAlgorithm, secret: &[u8], salt: &[u8], iterations: u32, len: usize) -> Result<Vec<u8>, CipherError> {
         let _ = (alg, secret, salt, iterations, len);
         Err(CipherError::Unsupported("PBKDF2".into()))
     }
-}
-
-/// A hash function of key derivation (ConcatKDF's digest, the PRF of HKDF and PBKDF2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum KdfHash {
-    /// SHA-1.
-    Sha1,
-    /// SHA-224.
-    Sha224,
-    /// SHA-256.
-    Sha256,
-    /// SHA-384.
-    Sha384,
-    /// SHA-512.
-    Sha512,
-    /// SHA3-256.
-    Sha3_256,
-    /// SHA3-384.
-    Sha3_384,
-    /// SHA3-512.
-    Sha3_512,
 }
 
 /// The curve of a key-agreement key.
@@ -454,20 +432,6 @@ fn x25519_pkcs8_private(der: &[u8]) -> Option<&[u8]> {
     let (0x04, inner, _) = tlv(rest)? else { return None };
     let (0x04, raw, _) = tlv(inner)? else { return None };
     (raw.len() == 32).then_some(raw)
-}
-
-fn kdf_digest(alg: KdfHash) -> &'static aws_lc_rs::digest::Algorithm {
-    use aws_lc_rs::digest;
-    match alg {
-        KdfHash::Sha1 => &digest::SHA1_FOR_LEGACY_USE_ONLY,
-        KdfHash::Sha224 => &digest::SHA224,
-        KdfHash::Sha256 => &digest::SHA256,
-        KdfHash::Sha384 => &digest::SHA384,
-        KdfHash::Sha512 => &digest::SHA512,
-        KdfHash::Sha3_256 => &digest::SHA3_256,
-        KdfHash::Sha3_384 => &digest::SHA3_384,
-        KdfHash::Sha3_512 => &digest::SHA3_512,
-    }
 }
 
 fn aes_alg(key: &[u8]) -> Result<&'static aws_lc_rs::cipher::Algorithm, CipherError> {
@@ -666,21 +630,21 @@ impl CipherProvider for AwsLcProvider {
         agree(&key.key, peer, CipherError::DecryptionFailed, |z| Ok(z.to_vec()))
     }
 
-    fn hash(&self, alg: KdfHash, parts: &[&[u8]]) -> Result<Vec<u8>, CipherError> {
-        let mut c = aws_lc_rs::digest::Context::new(kdf_digest(alg));
+    fn hash(&self, alg: DigestAlgorithm, parts: &[&[u8]]) -> Result<Vec<u8>, CipherError> {
+        let mut c = aws_lc_rs::digest::Context::new(aws_digest(alg));
         for p in parts {
             c.update(p);
         }
         Ok(c.finish().as_ref().to_vec())
     }
 
-    fn hkdf(&self, alg: KdfHash, ikm: &[u8], salt: &[u8], info: &[u8], len: usize) -> Result<Vec<u8>, CipherError> {
+    fn hkdf(&self, alg: DigestAlgorithm, ikm: &[u8], salt: &[u8], info: &[u8], len: usize) -> Result<Vec<u8>, CipherError> {
         use aws_lc_rs::hkdf;
         let a = match alg {
-            KdfHash::Sha1 => hkdf::HKDF_SHA1_FOR_LEGACY_USE_ONLY,
-            KdfHash::Sha256 => hkdf::HKDF_SHA256,
-            KdfHash::Sha384 => hkdf::HKDF_SHA384,
-            KdfHash::Sha512 => hkdf::HKDF_SHA512,
+            DigestAlgorithm::Sha1 => hkdf::HKDF_SHA1_FOR_LEGACY_USE_ONLY,
+            DigestAlgorithm::Sha256 => hkdf::HKDF_SHA256,
+            DigestAlgorithm::Sha384 => hkdf::HKDF_SHA384,
+            DigestAlgorithm::Sha512 => hkdf::HKDF_SHA512,
             other => return Err(CipherError::Unsupported(format!("HKDF with {other:?}"))),
         };
         struct Len(usize);
@@ -697,13 +661,13 @@ impl CipherProvider for AwsLcProvider {
         Ok(out)
     }
 
-    fn pbkdf2(&self, alg: KdfHash, secret: &[u8], salt: &[u8], iterations: u32, len: usize) -> Result<Vec<u8>, CipherError> {
+    fn pbkdf2(&self, alg: DigestAlgorithm, secret: &[u8], salt: &[u8], iterations: u32, len: usize) -> Result<Vec<u8>, CipherError> {
         use aws_lc_rs::pbkdf2;
         let a = match alg {
-            KdfHash::Sha1 => pbkdf2::PBKDF2_HMAC_SHA1,
-            KdfHash::Sha256 => pbkdf2::PBKDF2_HMAC_SHA256,
-            KdfHash::Sha384 => pbkdf2::PBKDF2_HMAC_SHA384,
-            KdfHash::Sha512 => pbkdf2::PBKDF2_HMAC_SHA512,
+            DigestAlgorithm::Sha1 => pbkdf2::PBKDF2_HMAC_SHA1,
+            DigestAlgorithm::Sha256 => pbkdf2::PBKDF2_HMAC_SHA256,
+            DigestAlgorithm::Sha384 => pbkdf2::PBKDF2_HMAC_SHA384,
+            DigestAlgorithm::Sha512 => pbkdf2::PBKDF2_HMAC_SHA512,
             other => return Err(CipherError::Unsupported(format!("PBKDF2 with {other:?}"))),
         };
         let n = std::num::NonZeroU32::new(iterations).ok_or(CipherError::DecryptionFailed)?;

@@ -29,8 +29,9 @@ use super::alg::{XENC11_NS, XENC_NS};
 use super::decrypt::decode_b64;
 use super::key::{DecKind, DecryptionKey};
 use super::model::{is, is_xenc, key_names};
+use crate::alg::DigestAlgorithm;
 use crate::alg::DSIG_NS;
-use crate::crypto::{AgreementCurve, CipherProvider, KdfHash};
+use crate::crypto::{AgreementCurve, CipherProvider};
 
 /// ECDH-ES key agreement (XML Encryption 1.1).
 pub const ECDH_ES: &str = "http://www.w3.org/2009/xmlenc11#ECDH-ES";
@@ -49,27 +50,17 @@ const DSIG_MORE_2021: &str = "http://www.w3.org/2021/04/xmldsig-more#";
 /// Longest key derivation output (bytes): more than any AES key.
 const MAX_KEY_LEN: usize = 64;
 
-const DIGESTS: &[(&str, KdfHash)] = &[
-    ("http://www.w3.org/2000/09/xmldsig#sha1", KdfHash::Sha1),
-    ("http://www.w3.org/2001/04/xmldsig-more#sha224", KdfHash::Sha224),
-    ("http://www.w3.org/2001/04/xmlenc#sha256", KdfHash::Sha256),
-    ("http://www.w3.org/2001/04/xmldsig-more#sha384", KdfHash::Sha384),
-    ("http://www.w3.org/2001/04/xmlenc#sha512", KdfHash::Sha512),
-    ("http://www.w3.org/2007/05/xmldsig-more#sha3-256", KdfHash::Sha3_256),
-    ("http://www.w3.org/2007/05/xmldsig-more#sha3-384", KdfHash::Sha3_384),
-    ("http://www.w3.org/2007/05/xmldsig-more#sha3-512", KdfHash::Sha3_512),
+const PRFS: &[(&str, DigestAlgorithm)] = &[
+    ("http://www.w3.org/2000/09/xmldsig#hmac-sha1", DigestAlgorithm::Sha1),
+    ("http://www.w3.org/2001/04/xmldsig-more#hmac-sha224", DigestAlgorithm::Sha224),
+    ("http://www.w3.org/2001/04/xmldsig-more#hmac-sha256", DigestAlgorithm::Sha256),
+    ("http://www.w3.org/2001/04/xmldsig-more#hmac-sha384", DigestAlgorithm::Sha384),
+    ("http://www.w3.org/2001/04/xmldsig-more#hmac-sha512", DigestAlgorithm::Sha512),
 ];
 
-const PRFS: &[(&str, KdfHash)] = &[
-    ("http://www.w3.org/2000/09/xmldsig#hmac-sha1", KdfHash::Sha1),
-    ("http://www.w3.org/2001/04/xmldsig-more#hmac-sha224", KdfHash::Sha224),
-    ("http://www.w3.org/2001/04/xmldsig-more#hmac-sha256", KdfHash::Sha256),
-    ("http://www.w3.org/2001/04/xmldsig-more#hmac-sha384", KdfHash::Sha384),
-    ("http://www.w3.org/2001/04/xmldsig-more#hmac-sha512", KdfHash::Sha512),
-];
-
-fn lookup(table: &[(&str, KdfHash)], uri: &str) -> Option<KdfHash> {
-    table.iter().find(|(u, _)| *u == uri.trim()).map(|(_, h)| *h)
+/// The PRF (an HMAC) of a `PRF` URI.
+fn prf(uri: &str) -> Option<DigestAlgorithm> {
+    PRFS.iter().find(|(u, _)| *u == uri.trim()).map(|(_, h)| *h)
 }
 
 fn attr(n: Node<'_>, name: &str) -> Option<String> {
@@ -174,7 +165,7 @@ fn derive(provider: &dyn CipherProvider, kdm: Node<'_>, secret: &[u8], len: usiz
     match attr(kdm, "Algorithm")?.as_str() {
         CONCAT_KDF => {
             let p = child(kdm, XENC11_NS, "ConcatKDFParams")?;
-            let hash = lookup(DIGESTS, &attr(child(p, DSIG_NS, "DigestMethod")?, "Algorithm")?)?;
+            let hash = DigestAlgorithm::from_uri(&attr(child(p, DSIG_NS, "DigestMethod")?, "Algorithm")?).ok()?;
             let mut other = Vec::new();
             for a in ["AlgorithmID", "PartyUInfo", "PartyVInfo", "SuppPubInfo", "SuppPrivInfo"] {
                 if let Some(v) = attr(p, a) {
@@ -192,12 +183,12 @@ fn derive(provider: &dyn CipherProvider, kdm: Node<'_>, secret: &[u8], len: usiz
                 return None;
             }
             key_length(child(p, XENC11_NS, "KeyLength"), len)?;
-            let prf = lookup(PRFS, &attr(child(p, XENC11_NS, "PRF")?, "Algorithm")?)?;
+            let prf = prf(&attr(child(p, XENC11_NS, "PRF")?, "Algorithm")?)?;
             provider.pbkdf2(prf, secret, &salt, iterations, len).ok()
         }
         HKDF => {
             let p = child(kdm, DSIG_MORE_2021, "HKDFParams")?;
-            let prf = lookup(PRFS, &attr(child(p, DSIG_MORE_2021, "PRF")?, "Algorithm")?)?;
+            let prf = prf(&attr(child(p, DSIG_MORE_2021, "PRF")?, "Algorithm")?)?;
             let b64 = |local: &str| match child(p, DSIG_MORE_2021, local) {
                 Some(n) => decode_b64(&text(n)),
                 None => Some(Vec::new()),
@@ -237,7 +228,7 @@ fn bit_string(hex: &str) -> Option<Vec<u8>> {
 
 /// ConcatKDF: `Hash(counter || Z || OtherInfo)` for counter = 1, 2, ... (32-bit
 /// big-endian), concatenated and cut to `len` bytes.
-fn concat_kdf(provider: &dyn CipherProvider, hash: KdfHash, z: &[u8], other: &[u8], len: usize) -> Option<Vec<u8>> {
+fn concat_kdf(provider: &dyn CipherProvider, hash: DigestAlgorithm, z: &[u8], other: &[u8], len: usize) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(len + 64);
     let mut counter: u32 = 1;
     while out.len() < len {
@@ -278,7 +269,7 @@ mod tests {
             121, 140, 254, 144, 196,
         ];
         let other = hex("000000074131323847434d00000005416c69636500000003426f6200000080");
-        let k = concat_kdf(&AwsLcProvider, KdfHash::Sha256, &z, &other, 16).unwrap();
+        let k = concat_kdf(&AwsLcProvider, DigestAlgorithm::Sha256, &z, &other, 16).unwrap();
         assert_eq!(k, [86, 170, 141, 234, 248, 35, 109, 32, 92, 34, 40, 205, 113, 167, 16, 26]);
     }
 }
