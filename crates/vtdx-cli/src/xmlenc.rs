@@ -78,7 +78,8 @@ pub struct EncryptArgs {
 /// Arguments of `vtdx decrypt`.
 #[derive(Args)]
 pub struct DecryptArgs {
-    /// The RSA private key (PEM or DER, PKCS#8 or PKCS#1, unencrypted).
+    /// The private key (PEM or DER, unencrypted): RSA (PKCS#8 or PKCS#1) for key transport, or EC
+    /// (P-256/384/521; PKCS#8 or SEC 1) or X25519 (PKCS#8) for ECDH-ES key agreement.
     #[arg(long, value_name = "KEY.pem", required_unless_present = "key_file", conflicts_with = "key_file")]
     key: Option<PathBuf>,
     /// An AES key (16, 24 or 32 bytes, raw or hex): a key-encryption key or the data key.
@@ -117,7 +118,7 @@ fn decryption_key(a: &DecryptArgs) -> Result<DecryptionKey, String> {
         return DecryptionKey::aes(&raw).map_err(|e| format!("{}: {e}", k.display()));
     }
     let k = a.key.as_ref().ok_or("--key or --key-file is required")?;
-    DecryptionKey::rsa_from_pem_or_der(&read(k, "private key")?).map_err(|e| format!("{}: {e}", k.display()))
+    DecryptionKey::private_from_pem_or_der(&read(k, "private key")?).map_err(|e| format!("{}: {e}", k.display()))
 }
 
 /// Writes the result to standard output.

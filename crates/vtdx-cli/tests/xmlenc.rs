@@ -157,3 +157,27 @@ fn usage_and_io_errors_are_exit_2() {
         assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
     }
 }
+
+/// An EC private key decrypts what ECDH-ES agreed on (the W3C XML Encryption
+/// 1.1 interop vector, its expected plaintext beside it); another EC key gives
+/// the uniform error and exit 1.
+#[test]
+fn decrypt_with_an_ec_key_agreement() {
+    let t = setup("enc-ecdh");
+    let interop = PathBuf::from(key("")).join("../xmlenc11-interop-2012");
+    let vector = interop.join("cipherText__EC-P256__aes128-gcm__kw-aes128__ECDH-ES__ConcatKDF.xml");
+    let right = interop.join("EC-P256_SHA256WithECDSA.der");
+    let out = vtdx(t.path(), &["decrypt", "--key", right.to_str().unwrap(), vector.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // xmlsec1 wrote the expected plaintext through libxml2's serializer: compare canonical forms
+    t.file("got.xml", stdout(&out).as_bytes());
+    let want = interop.join("cipherText__EC-P256__aes128-gcm__kw-aes128__ECDH-ES__ConcatKDF.data");
+    let (a, b) = (vtdx(t.path(), &["c14n", "got.xml"]), vtdx(t.path(), &["c14n", want.to_str().unwrap()]));
+    assert_eq!((code(&a), code(&b)), (0, 0));
+    assert!(stdout(&a).contains("<CreditCard Type=\"Amex\">"), "{}", stdout(&a));
+    assert_eq!(stdout(&a), stdout(&b));
+    let wrong = key("ec/ec-prime256v1-key.pem");
+    let out = vtdx(t.path(), &["decrypt", "--key", wrong.as_str(), vector.to_str().unwrap()]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(stderr(&out).trim(), format!("{}: decryption failed", vector.display()));
+}

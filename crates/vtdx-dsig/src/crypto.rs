@@ -305,6 +305,133 @@ pub trait CipherProvider: Send + Sync + std::fmt::Debug {
 
     /// RSA key transport: encrypts `plaintext` to the public key (`KeyMaterial::Rsa`).
     fn rsa_encrypt(&self, key: &KeyMaterial, padding: &RsaPadding, plaintext: &[u8]) -> Result<Vec<u8>, CipherError>;
+
+    /// Key agreement (ECDH on the key's curve, or X25519): the shared secret Z of the
+    /// caller's private key and the peer's public key (an uncompressed SEC1 point, or
+    /// the 32 bytes of an X25519 key). A bad peer key is `DecryptionFailed`.
+    fn agree(&self, key: &AgreementKey, peer_public: &[u8]) -> Result<Vec<u8>, CipherError> {
+        let _ = (key, peer_public);
+        Err(CipherError::Unsupported("key agreement".into()))
+    }
+
+    /// The digest of the concatenation of `parts` (ConcatKDF's hash).
+    fn hash(&self, alg: DigestAlgorithm, parts: &[&[u8]]) -> Result<Vec<u8>, CipherError> {
+        let _ = (alg, parts);
+        Err(CipherError::Unsupported("digests for key derivation".into()))
+    }
+
+    /// HKDF (RFC 5869) with HMAC of `alg`: `len` bytes from `ikm`, `salt` and `info`.
+    fn hkdf(&self, alg: DigestAlgorithm, ikm: &[u8], salt: &[u8], info: &[u8], len: usize) -> Result<Vec<u8>, CipherError> {
+        let _ = (alg, ikm, salt, info, len);
+        Err(CipherError::Unsupported("HKDF".into()))
+    }
+
+    /// PBKDF2 (RFC 8018) with HMAC of `alg`: `len` bytes from `secret` and `salt`.
+    fn pbkdf2(&self, alg: DigestAlgorithm, secret: &[u8], salt: &[u8], iterations: u32, len: usize) -> Result<Vec<u8>, CipherError> {
+        let _ = (alg, secret, salt, iterations, len);
+        Err(CipherError::Unsupported("PBKDF2".into()))
+    }
+}
+
+/// The curve of a key-agreement key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AgreementCurve {
+    /// NIST P-256 (`urn:oid:1.2.840.10045.3.1.7`).
+    P256,
+    /// NIST P-384 (`urn:oid:1.3.132.0.34`).
+    P384,
+    /// NIST P-521 (`urn:oid:1.3.132.0.35`).
+    P521,
+    /// X25519 (RFC 7748).
+    X25519,
+}
+
+impl AgreementCurve {
+    fn aws(self) -> &'static aws_lc_rs::agreement::Algorithm {
+        use aws_lc_rs::agreement::{ECDH_P256, ECDH_P384, ECDH_P521, X25519};
+        match self {
+            AgreementCurve::P256 => &ECDH_P256,
+            AgreementCurve::P384 => &ECDH_P384,
+            AgreementCurve::P521 => &ECDH_P521,
+            AgreementCurve::X25519 => &X25519,
+        }
+    }
+
+    /// The curve of a `dsig11:NamedCurve` URI (`urn:oid:...`).
+    pub fn from_uri(uri: &str) -> Option<AgreementCurve> {
+        match uri.trim() {
+            "urn:oid:1.2.840.10045.3.1.7" => Some(AgreementCurve::P256),
+            "urn:oid:1.3.132.0.34" => Some(AgreementCurve::P384),
+            "urn:oid:1.3.132.0.35" => Some(AgreementCurve::P521),
+            _ => None,
+        }
+    }
+}
+
+/// A private key for key agreement (ECDH-ES on P-256/384/521, or X25519), parsed once.
+pub struct AgreementKey {
+    key: aws_lc_rs::agreement::PrivateKey,
+    curve: AgreementCurve,
+}
+
+impl std::fmt::Debug for AgreementKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // never print key material
+        write!(f, "AgreementKey({:?})", self.curve)
+    }
+}
+
+/// The OID of X25519 (1.3.101.110) as it stands in a PKCS#8 `AlgorithmIdentifier`.
+const X25519_OID: &[u8] = &[0x06, 0x03, 0x2b, 0x65, 0x6e];
+
+impl AgreementKey {
+    /// Reads an unencrypted private key from DER: an EC key (PKCS#8 or SEC1
+    /// `ECPrivateKey`) on P-256, P-384 or P-521, or an X25519 key (PKCS#8).
+    pub fn from_der(der: &[u8]) -> Result<AgreementKey, ErrorKind> {
+        use aws_lc_rs::agreement::PrivateKey;
+        if let Some(raw) = x25519_pkcs8_private(der) {
+            let key = PrivateKey::from_private_key(AgreementCurve::X25519.aws(), raw)
+                .map_err(|e| ErrorKind::Key(format!("not an X25519 private key: {e}")))?;
+            return Ok(AgreementKey { key, curve: AgreementCurve::X25519 });
+        }
+        for curve in [AgreementCurve::P256, AgreementCurve::P384, AgreementCurve::P521] {
+            if let Ok(key) = PrivateKey::from_private_key_der(curve.aws(), der) {
+                return Ok(AgreementKey { key, curve });
+            }
+        }
+        Err(ErrorKind::Key("not an unencrypted EC (P-256, P-384, P-521) or X25519 private key".into()))
+    }
+
+    /// The curve.
+    pub fn curve(&self) -> AgreementCurve {
+        self.curve
+    }
+}
+
+/// The 32 private bytes of an X25519 PKCS#8 `PrivateKeyInfo` (RFC 8410):
+/// SEQUENCE { INTEGER 0|1, SEQUENCE { OID 1.3.101.110 }, OCTET STRING { OCTET STRING (32) } ... }.
+fn x25519_pkcs8_private(der: &[u8]) -> Option<&[u8]> {
+    fn tlv(b: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+        let (&tag, rest) = b.split_first()?;
+        let (&l0, rest) = rest.split_first()?;
+        let (len, rest) = match l0 {
+            0..=0x7f => (l0 as usize, rest),
+            0x81 => (*rest.first()? as usize, &rest[1..]),
+            0x82 => (u16::from_be_bytes([*rest.first()?, *rest.get(1)?]) as usize, rest.get(2..)?),
+            _ => return None,
+        };
+        (rest.len() >= len).then(|| (tag, &rest[..len], &rest[len..]))
+    }
+    let (0x30, body, _) = tlv(der)? else { return None };
+    let (0x02, _version, rest) = tlv(body)? else { return None };
+    let (0x30, alg, rest) = tlv(rest)? else { return None };
+    if alg != X25519_OID {
+        return None;
+    }
+    let (0x04, inner, _) = tlv(rest)? else { return None };
+    let (0x04, raw, _) = tlv(inner)? else { return None };
+    (raw.len() == 32).then_some(raw)
 }
 
 fn aes_alg(key: &[u8]) -> Result<&'static aws_lc_rs::cipher::Algorithm, CipherError> {
@@ -494,6 +621,58 @@ impl CipherProvider for AwsLcProvider {
             RsaPadding::Pkcs1 => Pkcs1PublicEncryptingKey::new(public).map_err(fail)?.encrypt(plaintext, &mut out).map_err(fail)?.len(),
         };
         out.truncate(n);
+        Ok(out)
+    }
+
+    fn agree(&self, key: &AgreementKey, peer_public: &[u8]) -> Result<Vec<u8>, CipherError> {
+        use aws_lc_rs::agreement::{agree, UnparsedPublicKey};
+        let peer = UnparsedPublicKey::new(key.curve.aws(), peer_public);
+        agree(&key.key, peer, CipherError::DecryptionFailed, |z| Ok(z.to_vec()))
+    }
+
+    fn hash(&self, alg: DigestAlgorithm, parts: &[&[u8]]) -> Result<Vec<u8>, CipherError> {
+        let mut c = aws_lc_rs::digest::Context::new(aws_digest(alg));
+        for p in parts {
+            c.update(p);
+        }
+        Ok(c.finish().as_ref().to_vec())
+    }
+
+    fn hkdf(&self, alg: DigestAlgorithm, ikm: &[u8], salt: &[u8], info: &[u8], len: usize) -> Result<Vec<u8>, CipherError> {
+        use aws_lc_rs::hkdf;
+        let a = match alg {
+            DigestAlgorithm::Sha1 => hkdf::HKDF_SHA1_FOR_LEGACY_USE_ONLY,
+            DigestAlgorithm::Sha256 => hkdf::HKDF_SHA256,
+            DigestAlgorithm::Sha384 => hkdf::HKDF_SHA384,
+            DigestAlgorithm::Sha512 => hkdf::HKDF_SHA512,
+            other => return Err(CipherError::Unsupported(format!("HKDF with {other:?}"))),
+        };
+        struct Len(usize);
+        impl hkdf::KeyType for Len {
+            fn len(&self) -> usize {
+                self.0
+            }
+        }
+        let info = [info];
+        let prk = hkdf::Salt::new(a, salt).extract(ikm);
+        let okm = prk.expand(&info, Len(len)).map_err(|_| CipherError::DecryptionFailed)?;
+        let mut out = vec![0u8; len];
+        okm.fill(&mut out).map_err(|_| CipherError::DecryptionFailed)?;
+        Ok(out)
+    }
+
+    fn pbkdf2(&self, alg: DigestAlgorithm, secret: &[u8], salt: &[u8], iterations: u32, len: usize) -> Result<Vec<u8>, CipherError> {
+        use aws_lc_rs::pbkdf2;
+        let a = match alg {
+            DigestAlgorithm::Sha1 => pbkdf2::PBKDF2_HMAC_SHA1,
+            DigestAlgorithm::Sha256 => pbkdf2::PBKDF2_HMAC_SHA256,
+            DigestAlgorithm::Sha384 => pbkdf2::PBKDF2_HMAC_SHA384,
+            DigestAlgorithm::Sha512 => pbkdf2::PBKDF2_HMAC_SHA512,
+            other => return Err(CipherError::Unsupported(format!("PBKDF2 with {other:?}"))),
+        };
+        let n = std::num::NonZeroU32::new(iterations).ok_or(CipherError::DecryptionFailed)?;
+        let mut out = vec![0u8; len];
+        pbkdf2::derive(a, n, salt, secret, &mut out);
         Ok(out)
     }
 }

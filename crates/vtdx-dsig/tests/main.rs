@@ -6,5 +6,6 @@ mod interop;
 mod sign;
 mod wss;
 mod xmlenc;
+mod xmlenc_agree;
 mod xmlenc_conformance;
 mod xmlenc_interop;

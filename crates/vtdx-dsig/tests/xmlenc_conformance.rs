@@ -9,8 +9,12 @@
 //! How the rows' keys become the caller's keys (vtdx never takes a key from
 //! the message): `--aeskey[:Name] FILE` and `--aes-key:Name FILE` (raw AES
 //! keys), `--keys-file FILE` (the `AESKeyValue`s of an xmlsec keys file, with
-//! their `KeyName`s), and `$priv_key_option[:Name] FILE.$priv_key_format`
-//! (the RSA private key in PEM, else DER). Legacy algorithms are allowed
+//! their `KeyName`s), `$priv_key_option[:Name] FILE.$priv_key_format` and
+//! its EC / X25519 siblings (the private key in PEM, else DER: RSA, or EC /
+//! X25519 for key agreement), `$pub_key_option:Name FILE.$pub_key_format`
+//! (an originator's public key that an `AgreementMethod` names), and
+//! `--concatkdf-key`, `--pbkdf2-key`, `--hkdf-key` (master secrets of
+//! `xenc11:DerivedKey`s). Legacy algorithms are allowed
 //! (most vectors predate AES-GCM), as `vtdx decrypt --allow-legacy` does.
 //!
 //! Santuario's copies of the XML Encryption 1.1 interop vectors
@@ -132,12 +136,27 @@ fn keys_for(args: &str, root: &Path) -> Vec<DecryptionKey> {
                 keys.extend(keys_file(&resolve(value)));
                 i += 2;
             }
-            "$priv_key_option" => {
+            // options with a value that is not a key
+            "--enabled-key-data" | "--pwd" => i += 2,
+            "--concatkdf-key" | "--pbkdf2-key" | "--hkdf-key" => {
+                let raw = std::fs::read(resolve(value)).unwrap();
+                keys.push(named(DecryptionKey::master_secret(&raw).unwrap()));
+                i += 2;
+            }
+            // $priv_key_option, $ec_interop_priv_key_option, $xdh_priv_key_option, $pub_key_option
+            o if o.starts_with('$') && o.ends_with("_option") => {
+                let public = o.contains("pub_key");
                 let base = value.replace("$priv_key_suffix", "");
+                let format_var = base.rsplit_once('.').map_or("", |(_, f)| f).to_string();
                 for fmt in ["pem", "der"] {
-                    let p = resolve(&base.replace("$priv_key_format", fmt));
+                    let p = resolve(&base.replace(&format_var, fmt));
                     if let Ok(bytes) = std::fs::read(&p) {
-                        if let Ok(k) = DecryptionKey::rsa_from_pem_or_der(&bytes) {
+                        let k = if public {
+                            DecryptionKey::originator_public_from_pem_or_der(&bytes)
+                        } else {
+                            DecryptionKey::private_from_pem_or_der(&bytes)
+                        };
+                        if let Ok(k) = k {
                             keys.push(named(k));
                             break;
                         }

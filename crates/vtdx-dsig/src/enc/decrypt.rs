@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use base64::Engine;
 use vtdx_core::{Document, Editor, Node};
 
+use super::agree;
 use super::alg::{self, BlockAlgorithm, KeyAlgorithm, TYPE_CONTENT, TYPE_ELEMENT, TYPE_ENCRYPTED_KEY};
 use super::error::{EncError, EncErrorKind};
 use super::key::{DecKind, DecryptionKey};
@@ -38,11 +39,19 @@ pub struct DecryptConfig {
     max_cipher_bytes: usize,
     max_depth: usize,
     remove_key_entries: bool,
+    max_kdf_iterations: u32,
 }
 
 impl Default for DecryptConfig {
     fn default() -> Self {
-        DecryptConfig { allow_legacy: false, max_parts: 256, max_cipher_bytes: 256 << 20, max_depth: 4, remove_key_entries: false }
+        DecryptConfig {
+            allow_legacy: false,
+            max_parts: 256,
+            max_cipher_bytes: 256 << 20,
+            max_depth: 4,
+            remove_key_entries: false,
+            max_kdf_iterations: 100_000,
+        }
     }
 }
 
@@ -78,6 +87,13 @@ impl DecryptConfig {
     /// accepts it.
     pub fn remove_key_entries(mut self, on: bool) -> Self {
         self.remove_key_entries = on;
+        self
+    }
+    /// At most this many PBKDF2 iterations in one key derivation (default
+    /// 100,000): the count comes from the message, so it bounds what one
+    /// `xenc11:DerivedKey` or `AgreementMethod` may cost.
+    pub fn max_kdf_iterations(mut self, n: u32) -> Self {
+        self.max_kdf_iterations = n;
         self
     }
     /// Whether the legacy algorithms are accepted.
@@ -452,6 +468,13 @@ impl Decryptor {
             }
             return None;
         };
+        if let KeyAlgorithm::AesKw(n) = alg {
+            // a key-encryption key agreed on (ECDH-ES, X25519) or derived from a master secret
+            if let Some(kek) = agree::key_from(&self.provider, &self.keys, ek.key_info, n, self.kdf_limits()) {
+                let k = self.provider.aes_key_unwrap(&kek?, &cipher).ok()?;
+                return (k.len() == key_len).then_some(k);
+            }
+        }
         let key = self.select_key(ek, &alg, cipher.len())?;
         let k = match (&alg, &key.kind) {
             (KeyAlgorithm::Rsa(padding), DecKind::Rsa(r)) => self.provider.rsa_decrypt(r, padding, &cipher).ok()?,
@@ -459,6 +482,10 @@ impl Decryptor {
             _ => return None,
         };
         (k.len() == key_len).then_some(k)
+    }
+
+    fn kdf_limits(&self) -> agree::Limits {
+        agree::Limits { max_iterations: self.config.max_kdf_iterations }
     }
 
     /// The key of an `EncryptedData` no `ReferenceList` named: from its `KeyInfo`.
@@ -475,12 +502,16 @@ impl Decryptor {
                 .or_else(|| find(&self.keys, |k| fits(k)))?;
             match &k.kind {
                 DecKind::Secret(s) => Some(SessionKey { key: s.clone(), ok: true }),
-                DecKind::Rsa(_) => None,
+                _ => None,
             }
         };
         let Some(ki) = enc.key_info else {
             return Ok(secret(&[]).unwrap_or_else(|| self.random_key(key_len)));
         };
+        // the data key itself agreed on or derived
+        if let Some(k) = agree::key_from(&self.provider, &self.keys, Some(ki), key_len, self.kdf_limits()) {
+            return Ok(k.map(|key| SessionKey { key, ok: true }).unwrap_or_else(|| self.random_key(key_len)));
+        }
         let mut eks: Vec<Encrypted<'d>> = Vec::new();
         let mut names = Vec::new();
         for c in ki.element_children() {
@@ -518,6 +549,7 @@ impl Decryptor {
                         };
                         // the base64 length gives the ciphertext length to within 2 bytes
                         self.keys.iter().any(|k| match (&alg, &k.kind) {
+                            (KeyAlgorithm::AesKw(_), DecKind::Agreement(_) | DecKind::Master(_)) => agree::has_derivation(ek.key_info),
                             (KeyAlgorithm::Rsa(_), DecKind::Rsa(r)) => r.modulus_len().abs_diff(len) <= 2,
                             (KeyAlgorithm::AesKw(n), DecKind::Secret(s)) => s.len() == *n,
                             _ => false,

@@ -8,6 +8,9 @@
 //!   `EncryptedData`'s `KeyInfo` (inline, `RetrievalMethod` or a WS-Security
 //!   `SecurityTokenReference`, same document only) or from a WS-Security
 //!   header's `EncryptedKey` + `ReferenceList`, processed in header order.
+//!   A key-encryption key (or the data key) may also be agreed on
+//!   (`AgreementMethod`: ECDH-ES on P-256/384/521, X25519) or derived
+//!   (`xenc11:DerivedKey`), with ConcatKDF, PBKDF2 or HKDF.
 //! * **Keys come from the caller** ([`DecryptionKey`], [`EncryptionKey`]): a
 //!   `KeyName` in the message selects one of them, the size of the key it
 //!   needs selects otherwise; the message never supplies one.
@@ -28,6 +31,7 @@
 //! What is offered and what deviates from the specifications is written down
 //! in `docs/xmlenc.md`.
 
+mod agree;
 pub mod alg;
 mod decrypt;
 mod encrypt;
