@@ -384,6 +384,18 @@ public final class Peers {
             Dsig.run(files);
             return;
         }
+        if (workload.equals("validate")) { // Xerces-J and the JDK's validator: Validate.java
+            Validate.run(files);
+            return;
+        }
+        if (workload.startsWith("xmlenc")) { // Apache Santuario's XMLCipher: XmlEnc.java
+            XmlEnc.run(workload, files);
+            return;
+        }
+        if (workload.equals("binary")) { // EXI with EXIficient: Exi.java
+            Exi.run(files);
+            return;
+        }
         List<byte[]> docs = new ArrayList<>();
         for (String f : files) docs.add(Files.readAllBytes(Paths.get(f)));
         for (String name : ALL) {
