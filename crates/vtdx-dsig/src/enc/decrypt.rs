@@ -18,7 +18,6 @@
 
 use std::collections::HashMap;
 
-use base64::Engine;
 use vtdx_core::{Document, Editor, Node};
 
 use super::agree;
@@ -154,8 +153,8 @@ fn failed() -> EncError {
 /// vtdx and most encryptors write: one line); only a text that does not decode
 /// and holds white space is decoded again without it, copied line by line.
 pub(crate) fn decode_b64(text: &str) -> Option<Vec<u8>> {
-    let e = &base64::engine::general_purpose::STANDARD;
-    if let Ok(v) = e.decode(text) {
+    let e = &base64_simd::STANDARD;
+    if let Ok(v) = e.decode_to_vec(text) {
         return Some(v);
     }
     let ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
@@ -166,7 +165,7 @@ pub(crate) fn decode_b64(text: &str) -> Option<Vec<u8>> {
     for part in text.as_bytes().split(ws) {
         clean.extend_from_slice(part);
     }
-    e.decode(clean).ok()
+    e.decode_to_vec(clean).ok()
 }
 
 fn find<T>(v: &[T], mut pred: impl FnMut(&T) -> bool) -> Option<&T> {
