@@ -13,9 +13,9 @@ use crate::parser::Parser;
 
 use super::matcher;
 
-/// One step of a template, run in order against a message (see
-/// `docs/template-cache.md`). Record offsets are relative to the start of the
-/// fixed run they lie in, so they move with the length of the slots before it.
+/// What the learner makes of a message, in order (see `docs/template-cache.md`);
+/// compiled into [`Step`]s for matching. Record offsets are relative to the start
+/// of the fixed run they lie in, so they move with the length of the slots before it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Op {
     /// These bytes, exactly; the run starts here.
@@ -36,11 +36,48 @@ pub(crate) enum Op {
     Repeat(Box<[Op]>),
 }
 
+/// What a slot holds (after the fixed run and records of a [`Step::Run`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// No slot: the next step starts here.
+    None,
+    /// Character data up to the next `<`.
+    Text,
+    /// An attribute value up to the closing quote (the byte held).
+    Value(u8),
+}
+
+/// A record written after a fixed run is matched; `rel` is an offset in the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rec {
+    /// An element record opens at `rel`.
+    Elem { word0: u32, rel: u32 },
+    /// An attribute or namespace-declaration record whose name is at `rel`.
+    Attr { word0: u32, rel: u32 },
+    /// The innermost open element ends just before `rel`.
+    Close { rel: u32 },
+    /// A comment, PI or CDATA record from `rel` to `rel + len`.
+    Leaf { word0: u32, rel: u32, len: u32 },
+}
+
+/// One step of a matched template: the [`Op`]s compiled so that a fixed run, the
+/// records in it and the slot after it are one step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// These bytes exactly (the run starts here), then these records, then the slot.
+    Run { bytes: Box<[u8]>, recs: Box<[Rec]>, slot: Slot },
+    /// A slot with no fixed run before it.
+    Slot(Slot),
+    /// Zero or more repetitions of a unit (which starts with a `Run`).
+    Repeat(Box<[Step]>),
+}
+
 /// A learned template: what a message must look like to be indexed by
-/// [`matcher::run`], and what its document shares with the one learned.
+/// [`matcher::run_template`] or a [`matcher::Trie`], and what its document
+/// shares with the one learned.
 #[derive(Debug)]
 pub(crate) struct Template {
-    pub ops: Box<[Op]>,
+    pub steps: Box<[Step]>,
     /// The last bytes of the final fixed run: a message must end with them.
     pub tail: Box<[u8]>,
     /// Bytes of fixed runs outside repeated units: no message is shorter.
@@ -50,7 +87,6 @@ pub(crate) struct Template {
     pub names: Arc<crate::names::Names>,
     pub decl: Option<crate::parser::DeclSpans>,
     pub root: u32,
-    pub opts: ParseOptions,
     /// Heap bytes this template holds (ops, fixed bytes, name tables).
     pub bytes: usize,
     /// Cache clock at the last hit (LRU).
@@ -98,16 +134,17 @@ impl Template {
         };
         let min_len = ops.iter().map(|o| if let Op::Fixed(b) = o { b.len() } else { 0 }).sum();
         let names = doc.names.clone();
-        let bytes = ops_bytes(&ops) + names.heap_bytes() + tail.len() + std::mem::size_of::<Template>();
+        let steps = compile(&ops).ok()?;
+        let bytes =
+            steps_bytes(&steps) + names.heap_bytes() + tail.len() + std::mem::size_of::<Template>() + matcher::TRIE_BYTES_PER_TEMPLATE;
         let t = Template {
-            ops: ops.into_boxed_slice(),
+            steps: steps.into_boxed_slice(),
             tail,
             min_len,
             words: doc.tape.len(),
             names,
             decl: doc.decl.clone(),
             root: doc.root,
-            opts: opts.clone(),
             bytes,
             last_used: AtomicU64::new(0),
         };
@@ -120,17 +157,72 @@ impl Template {
     }
 }
 
-fn ops_bytes(ops: &[Op]) -> usize {
-    ops.iter()
+/// Heap bytes of compiled steps.
+fn steps_bytes(steps: &[Step]) -> usize {
+    steps
+        .iter()
         .map(|o| {
-            std::mem::size_of::<Op>()
+            std::mem::size_of::<Step>()
                 + match o {
-                    Op::Fixed(b) => b.capacity(),
-                    Op::Repeat(body) => ops_bytes(body),
-                    _ => 0,
+                    Step::Run { bytes, recs, .. } => bytes.len() + std::mem::size_of_val::<[Rec]>(recs),
+                    Step::Repeat(body) => steps_bytes(body),
+                    Step::Slot(_) => 0,
                 }
         })
         .sum()
+}
+
+/// Compiles ops into steps: each fixed run with the records that follow it and
+/// the slot after them.
+fn compile(ops: &[Op]) -> Result<Vec<Step>, Refused> {
+    let mut steps = Vec::new();
+    let mut i = 0;
+    while i < ops.len() {
+        match &ops[i] {
+            Op::Fixed(b) => {
+                let mut recs = Vec::new();
+                i += 1;
+                while let Some(o) = ops.get(i) {
+                    recs.push(match *o {
+                        Op::Elem { word0, rel } => Rec::Elem { word0, rel },
+                        Op::Attr { word0, rel } => Rec::Attr { word0, rel },
+                        Op::Close { rel } => Rec::Close { rel },
+                        Op::Leaf { word0, rel, len } => Rec::Leaf { word0, rel, len },
+                        _ => break,
+                    });
+                    i += 1;
+                }
+                let slot = match ops.get(i) {
+                    Some(Op::Text) => Slot::Text,
+                    Some(Op::Value(q)) => Slot::Value(*q),
+                    _ => Slot::None,
+                };
+                if slot != Slot::None {
+                    i += 1;
+                }
+                steps.push(Step::Run { bytes: b.clone().into_boxed_slice(), recs: recs.into_boxed_slice(), slot });
+            }
+            Op::Text => {
+                steps.push(Step::Slot(Slot::Text));
+                i += 1;
+            }
+            Op::Value(q) => {
+                steps.push(Step::Slot(Slot::Value(*q)));
+                i += 1;
+            }
+            Op::Repeat(body) => {
+                let body = compile(body)?;
+                if !matches!(body.first(), Some(Step::Run { .. })) {
+                    return Err(());
+                }
+                steps.push(Step::Repeat(body.into_boxed_slice()));
+                i += 1;
+            }
+            // a record outside a fixed run: `convert` never makes one
+            _ => return Err(()),
+        }
+    }
+    Ok(steps)
 }
 
 struct Learner<'d> {

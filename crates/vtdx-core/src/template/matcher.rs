@@ -1,73 +1,84 @@
 //! Matching a message against a template and writing its index: fixed runs are
 //! compared a word at a time, each slot is scanned to its end with the checks
-//! the parser makes there, and the template's records are written with their
-//! offsets moved by the slots' length differences.
+//! the parser makes there (sixteen bytes at a time, looking closer only at
+//! references, `]`, control characters and non-ASCII bytes), and the template's
+//! records are written with their offsets moved by the slots' length differences.
+
+use std::sync::Arc;
 
 use crate::index::*;
 
-use super::learn::{Op, Template};
+use super::learn::{Rec, Slot, Step, Template};
 
 /// Matching state: the message, where we are, where the current fixed run
-/// started in the message, the innermost open element record, the tape.
+/// started in the message, the innermost open element record, and the tape:
+/// sized ahead (grown when repeats need more) and filled up to `len`.
 struct M<'t, 'v> {
     t: &'t [u8],
     pos: usize,
-    base: usize,
+    base: u32,
     open: u32,
+    len: usize,
     tape: &'v mut Vec<u32>,
 }
 
-/// Matches `input` against `tpl`, writing the index into `tape` (cleared first).
-/// `false` when the message does not have the template's structure or anything
-/// in a slot is not what the parser would accept without a second look; the
-/// caller then parses it in full.
+impl<'t, 'v> M<'t, 'v> {
+    fn new(t: &'t [u8], tape: &'v mut Vec<u32>, words: usize) -> Self {
+        tape.clear();
+        tape.resize(words, 0);
+        M { t, pos: 0, base: 0, open: NONE, len: 0, tape }
+    }
+
+    /// Whether the whole message was matched (and the tape is cut to its length).
+    fn done(&mut self) -> bool {
+        if self.pos == self.t.len() && self.open == NONE && self.len < MAX_TAPE_WORDS {
+            self.tape.truncate(self.len);
+            return true;
+        }
+        false
+    }
+}
+
+/// Matches `input` against `tpl` alone, writing the index into `tape` (cleared
+/// first). `false` when the message does not have the template's structure or
+/// anything in a slot is not what the parser would accept without a second look;
+/// the caller then parses it in full.
 pub(crate) fn run_template(tpl: &Template, input: &[u8], tape: &mut Vec<u32>) -> bool {
     tape.clear();
     if input.len() < tpl.min_len || input.len() >= u32::MAX as usize || !input.ends_with(&tpl.tail) {
         return false;
     }
-    tape.reserve(tpl.words);
-    let mut m = M { t: input, pos: 0, base: 0, open: NONE, tape };
-    run(&tpl.ops, &mut m) && m.pos == input.len() && m.open == NONE && m.tape.len() < MAX_TAPE_WORDS
+    let mut m = M::new(input, tape, tpl.words);
+    let ok = run(&tpl.steps, &mut m) && m.done();
+    if !ok {
+        m.tape.clear();
+    }
+    ok
 }
 
-fn run(ops: &[Op], m: &mut M<'_, '_>) -> bool {
-    for op in ops {
-        match op {
-            Op::Fixed(b) => {
-                if !eq_at(m.t, m.pos, b) {
+fn run(steps: &[Step], m: &mut M<'_, '_>) -> bool {
+    for step in steps {
+        match step {
+            Step::Run { bytes, recs, slot } => {
+                if !eq_at(m.t, m.pos, bytes) {
                     return false;
                 }
-                m.base = m.pos;
-                m.pos += b.len();
+                m.base = m.pos as u32;
+                m.pos += bytes.len();
+                if !recs.is_empty() && !records(recs, m) {
+                    return false;
+                }
+                if !self::slot(*slot, m) {
+                    return false;
+                }
             }
-            Op::Text => match scan_text(m.t, m.pos) {
-                Some(e) => m.pos = e,
-                None => return false,
-            },
-            Op::Value(q) => match scan_value(m.t, m.pos, *q) {
-                Some(e) => m.pos = e,
-                None => return false,
-            },
-            Op::Elem { word0, rel } => {
-                let rec = m.tape.len() as u32;
-                m.tape.extend_from_slice(&[*word0, (m.base as u32).wrapping_add(*rel), 0, m.open, 0]);
-                m.open = rec;
+            Step::Slot(s) => {
+                if !self::slot(*s, m) {
+                    return false;
+                }
             }
-            Op::Attr { word0, rel } => m.tape.extend_from_slice(&[*word0, (m.base as u32).wrapping_add(*rel)]),
-            Op::Close { rel } => {
-                let next = m.tape.len() as u32;
-                let Some(r) = m.tape.get_mut(m.open as usize..m.open as usize + ELEM_WORDS as usize) else { return false };
-                r[2] = next;
-                r[4] = (m.base as u32).wrapping_add(*rel);
-                m.open = r[3];
-            }
-            Op::Leaf { word0, rel, len } => {
-                let s = (m.base as u32).wrapping_add(*rel);
-                m.tape.extend_from_slice(&[*word0, s, s.wrapping_add(*len), m.open]);
-            }
-            Op::Repeat(body) => {
-                let Some(Op::Fixed(first)) = body.first() else { return false };
+            Step::Repeat(body) => {
+                let Some(Step::Run { bytes: first, .. }) = body.first() else { return false };
                 // greedy: a unit whose first run matches must match in full
                 while eq_at(m.t, m.pos, first) {
                     if !run(body, m) {
@@ -80,34 +91,130 @@ fn run(ops: &[Op], m: &mut M<'_, '_>) -> bool {
     true
 }
 
-/// `t[pos..pos + b.len()] == b`, eight bytes at a time.
+#[inline(always)]
+fn slot(s: Slot, m: &mut M<'_, '_>) -> bool {
+    let end = match s {
+        Slot::None => return true,
+        Slot::Text => scan_text(m.t, m.pos),
+        Slot::Value(q) => scan_value(m.t, m.pos, q),
+    };
+    match end {
+        Some(e) => {
+            m.pos = e;
+            true
+        }
+        None => false,
+    }
+}
+
+/// Writes the records of the run that starts at `m.base`.
+#[inline(always)]
+fn records(recs: &[Rec], m: &mut M<'_, '_>) -> bool {
+    let need = m.len + recs.len() * ELEM_WORDS as usize;
+    if need > m.tape.len() {
+        m.tape.resize(need.max(m.tape.len() * 2), 0);
+    }
+    let (tape, base, mut len, mut open) = (&mut m.tape[..], m.base, m.len, m.open);
+    for r in recs {
+        match *r {
+            Rec::Elem { word0, rel } => {
+                let Some(w) = tape.get_mut(len..len + 5) else { return false };
+                w.copy_from_slice(&[word0, base.wrapping_add(rel), 0, open, 0]);
+                open = len as u32;
+                len += 5;
+            }
+            Rec::Attr { word0, rel } => {
+                let Some(w) = tape.get_mut(len..len + 2) else { return false };
+                w.copy_from_slice(&[word0, base.wrapping_add(rel)]);
+                len += 2;
+            }
+            Rec::Close { rel } => {
+                let Some(r) = tape.get_mut(open as usize..open as usize + ELEM_WORDS as usize) else { return false };
+                r[2] = len as u32;
+                r[4] = base.wrapping_add(rel);
+                open = r[3];
+            }
+            Rec::Leaf { word0, rel, len: n } => {
+                let s = base.wrapping_add(rel);
+                let Some(w) = tape.get_mut(len..len + 4) else { return false };
+                w.copy_from_slice(&[word0, s, s.wrapping_add(n), open]);
+                len += 4;
+            }
+        }
+    }
+    (m.len, m.open) = (len, open);
+    true
+}
+
+/// `t[pos..pos + b.len()] == b`: eight bytes at a time (the last eight
+/// overlapping), short runs in one or two loads, long ones by `memcmp`.
 #[inline(always)]
 fn eq_at(t: &[u8], pos: usize, b: &[u8]) -> bool {
     let Some(s) = t.get(pos..pos + b.len()) else { return false };
     let n = b.len();
-    if n < 8 {
-        return s == b;
-    }
-    if n > 64 {
-        return s == b;
-    }
-    let w = |x: &[u8], i: usize| u64::from_ne_bytes(x[i..i + 8].try_into().unwrap_or([0; 8]));
-    let mut i = 0;
-    while i + 8 <= n {
-        if w(s, i) != w(b, i) {
+    if n >= 8 {
+        if n > 64 {
+            return s == b;
+        }
+        let w = |x: &[u8]| u64::from_ne_bytes(x.try_into().unwrap_or([0; 8]));
+        if w(&s[n - 8..]) != w(&b[n - 8..]) {
             return false;
         }
-        i += 8;
+        return s.chunks_exact(8).zip(b.chunks_exact(8)).all(|(x, y)| w(x) == w(y));
     }
-    w(s, n - 8) == w(b, n - 8)
+    if n >= 4 {
+        let h = |x: &[u8], i: usize| u32::from_ne_bytes(x[i..i + 4].try_into().unwrap_or([0; 4]));
+        return (h(s, 0) ^ h(b, 0)) | (h(s, n - 4) ^ h(b, n - 4)) == 0;
+    }
+    match n {
+        0 => true,
+        1 => s[0] == b[0],
+        2 => s[0] == b[0] && s[1] == b[1],
+        _ => s[0] == b[0] && s[1] == b[1] && s[2] == b[2],
+    }
 }
 
-/// Character data from `p` to the next `<`, as the parser's content loop checks
-/// it: references must be character references to a `Char` or one of the five
-/// predefined entities (with no DTD every other entity is undeclared), `]]>` must
-/// not occur, and every character must be a `Char` in valid UTF-8.
-#[inline]
+/// Character data from `from` to the next `<`, as the parser's content loop
+/// checks it: references must be character references to a `Char` or one of the
+/// five predefined entities (with no DTD every other entity is undeclared), `]]>`
+/// must not occur, and every character must be a `Char` in valid UTF-8. Sixteen
+/// bytes at a time; a non-ASCII byte sends the slot to [`scan_text_slow`].
+#[inline(always)]
 pub(crate) fn scan_text(t: &[u8], from: usize) -> Option<usize> {
+    let mut p = from;
+    'blocks: while let Some(w) = t.get(p..p + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()) {
+        let mut m = flags16(w, b'<', b'&', b']');
+        while m != 0 {
+            let at = p + m.trailing_zeros() as usize;
+            m &= m - 1;
+            match t[at] {
+                b'<' => return Some(at),
+                b'\t' | b'\n' | b'\r' => {}
+                b']' => {
+                    if t[at..].starts_with(b"]]>") {
+                        return None;
+                    }
+                }
+                b'&' => {
+                    p = if t.get(at + 1) == Some(&b'#') {
+                        crate::parser::char_ref(t, at).ok()?.1
+                    } else {
+                        at + predefined_ref_len(&t[at..])?
+                    };
+                    continue 'blocks;
+                }
+                c if c >= 0x80 => return scan_text_slow(t, from),
+                _ => return None,
+            }
+        }
+        p += 16;
+    }
+    scan_text_slow(t, from)
+}
+
+/// [`scan_text`] for any slot: finds the end, then checks the characters.
+#[inline(never)]
+pub(crate) fn scan_text_slow(t: &[u8], from: usize) -> Option<usize> {
     let mut p = from;
     loop {
         let at = crate::chars::find3(t, p, b'<', b'&', b']')?;
@@ -126,11 +233,37 @@ pub(crate) fn scan_text(t: &[u8], from: usize) -> Option<usize> {
     }
 }
 
-/// An attribute value from `p` to its closing quote `q`: no `<`, references to
-/// the predefined entities only (a character reference sends the message to the
-/// parser), every character a `Char`.
-#[inline]
+/// An attribute value from `from` to its closing quote `q`: no `<`, references
+/// to the predefined entities only (a character reference sends the message to
+/// the parser), every character a `Char`. Sixteen bytes at a time; a non-ASCII
+/// byte sends the slot to [`scan_value_slow`].
+#[inline(always)]
 pub(crate) fn scan_value(t: &[u8], from: usize, q: u8) -> Option<usize> {
+    let mut p = from;
+    'blocks: while let Some(w) = t.get(p..p + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()) {
+        let mut m = flags16(w, q, b'<', b'&');
+        while m != 0 {
+            let at = p + m.trailing_zeros() as usize;
+            m &= m - 1;
+            match t[at] {
+                c if c == q => return Some(at),
+                b'\t' | b'\n' | b'\r' => {}
+                b'&' => {
+                    p = at + predefined_ref_len(&t[at..])?;
+                    continue 'blocks;
+                }
+                c if c >= 0x80 => return scan_value_slow(t, from, q),
+                _ => return None,
+            }
+        }
+        p += 16;
+    }
+    scan_value_slow(t, from, q)
+}
+
+/// [`scan_value`] for any slot: finds the end, then checks the characters.
+#[inline(never)]
+pub(crate) fn scan_value_slow(t: &[u8], from: usize, q: u8) -> Option<usize> {
     let mut p = from;
     loop {
         let at = crate::chars::find3(t, p, q, b'<', b'&')?;
@@ -143,6 +276,44 @@ pub(crate) fn scan_value(t: &[u8], from: usize, q: u8) -> Option<usize> {
         }
         p = at + predefined_ref_len(&t[at..])?;
     }
+}
+
+/// A mask of the bytes of `w` (bit i for byte i) equal to `a`, `b` or `c`, below
+/// 0x20, or 0x80 and above.
+#[inline(always)]
+#[allow(unsafe_code)]
+fn flags16(w: &[u8; 16], a: u8, b: u8, c: u8) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of the x86_64 baseline, so the target feature the
+        // function enables is always present; it reads only its arguments.
+        unsafe { flags16_sse2(w, a, b, c) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut m = 0u32;
+        for (i, &x) in w.iter().enumerate() {
+            m |= u32::from(x == a || x == b || x == c || !(0x20..0x80).contains(&x)) << i;
+        }
+        m
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+#[inline]
+#[allow(unsafe_code)]
+fn flags16_sse2(w: &[u8; 16], a: u8, b: u8, c: u8) -> u32 {
+    use std::arch::x86_64::*;
+    // SAFETY: `w` is sixteen readable bytes; the load is unaligned.
+    let v = unsafe { _mm_loadu_si128(w.as_ptr().cast::<__m128i>()) };
+    let eq = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(a as i8)), _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8))),
+        _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)),
+    );
+    // signed: 0x80..=0xFF are negative, so below 0x20 as well
+    let low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+    _mm_movemask_epi8(_mm_or_si128(eq, low)) as u32
 }
 
 /// The length of the predefined entity reference `s` starts with (`s[0]` is `&`).
@@ -172,4 +343,114 @@ fn chars_ok(s: &[u8]) -> bool {
         return true;
     }
     crate::input::validate_utf8_chars(s).is_ok()
+}
+
+/// The templates of one key (and one set of options) as a prefix tree of their
+/// steps: steps the templates share are matched once, and a message is matched
+/// against the tree in one pass, taking at each fork the branch whose next step
+/// matches (and the next one if that branch fails further on).
+#[derive(Debug, Default)]
+pub(crate) struct Trie {
+    roots: Vec<Node>,
+    /// The distinct tails of the templates: a message must end with one of them.
+    tails: Vec<Box<[u8]>>,
+    /// The shortest message any template can match.
+    min_len: usize,
+    /// The most tape words a template's learned message had (reserved up front).
+    words: usize,
+}
+
+/// Steps `from..to` of `tpl` (shared by every template below this node), the
+/// template that ends here if any, and the forks that follow.
+#[derive(Debug)]
+struct Node {
+    tpl: Arc<Template>,
+    from: usize,
+    to: usize,
+    end: Option<Arc<Template>>,
+    children: Vec<Node>,
+}
+
+impl Trie {
+    /// The tree of `templates` (tried in this order where they part).
+    pub(crate) fn build(templates: &[Arc<Template>]) -> Trie {
+        let mut trie = Trie { min_len: usize::MAX, ..Trie::default() };
+        for t in templates {
+            insert(&mut trie.roots, t, 0);
+            if !trie.tails.iter().any(|x| **x == *t.tail) {
+                trie.tails.push(t.tail.clone());
+            }
+            trie.min_len = trie.min_len.min(t.min_len);
+            trie.words = trie.words.max(t.words);
+        }
+        trie
+    }
+
+    /// The template `input` matches, with its index written into `tape`; `None`
+    /// when no template matches (the caller parses in full).
+    pub(crate) fn find<'s>(&'s self, input: &[u8], tape: &mut Vec<u32>) -> Option<&'s Arc<Template>> {
+        tape.clear();
+        if input.len() < self.min_len || input.len() >= u32::MAX as usize || !self.tails.iter().any(|t| input.ends_with(t)) {
+            return None;
+        }
+        let mut m = M::new(input, tape, self.words);
+        let found = walk(&self.roots, &mut m);
+        if found.is_none() {
+            m.tape.clear();
+        }
+        found
+    }
+}
+
+/// Bytes a template adds to the tree of its key, at most: inserting one adds at
+/// most two nodes (the one it ends in, and one split), and perhaps a tail.
+pub(crate) const TRIE_BYTES_PER_TEMPLATE: usize = 2 * std::mem::size_of::<Node>() + std::mem::size_of::<Box<[u8]>>() + 32;
+
+/// Adds `t` (whose steps before `at` are those of the parent node) below `nodes`.
+fn insert(nodes: &mut Vec<Node>, t: &Arc<Template>, at: usize) {
+    for c in nodes.iter_mut() {
+        if c.tpl.steps.get(at) != t.steps.get(at) {
+            continue;
+        }
+        let mut k = at;
+        while k < c.to && c.tpl.steps.get(k) == t.steps.get(k) {
+            k += 1;
+        }
+        if k < c.to {
+            // the two part inside this node: split it where they do
+            let tail = Node { tpl: Arc::clone(&c.tpl), from: k, to: c.to, end: c.end.take(), children: std::mem::take(&mut c.children) };
+            c.to = k;
+            c.children.push(tail);
+        }
+        if k == t.steps.len() {
+            // the same ops as a template already here (or a prefix of them)
+            c.end.get_or_insert_with(|| Arc::clone(t));
+        } else {
+            insert(&mut c.children, t, k);
+        }
+        return;
+    }
+    nodes.push(Node { tpl: Arc::clone(t), from: at, to: t.steps.len(), end: Some(Arc::clone(t)), children: Vec::new() });
+}
+
+/// Tries each of `nodes` from the same state; the template the message matches.
+fn walk<'n>(nodes: &'n [Node], m: &mut M<'_, '_>) -> Option<&'n Arc<Template>> {
+    let (pos, base, open, len) = (m.pos, m.base, m.open, m.len);
+    for (i, c) in nodes.iter().enumerate() {
+        if i > 0 {
+            // records an abandoned branch closed before the fork are closed again
+            // by the branch that matches (every element open at the fork is)
+            (m.pos, m.base, m.open, m.len) = (pos, base, open, len);
+        }
+        if !run(&c.tpl.steps[c.from..c.to], m) {
+            continue;
+        }
+        if c.end.is_some() && m.done() {
+            return c.end.as_ref();
+        }
+        if let Some(t) = walk(&c.children, m) {
+            return Some(t);
+        }
+    }
+    None
 }

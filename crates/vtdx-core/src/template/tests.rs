@@ -1,7 +1,7 @@
 //! Unit tests of learning and matching (the property test comparing the cache
 //! with the full parser is `tests/template.rs`).
 
-use super::learn::{Op, Template};
+use super::learn::{Slot, Step, Template};
 use super::matcher::run_template;
 use crate::{ParseOptions, Parser};
 
@@ -22,10 +22,10 @@ fn full(msg: &str) -> Vec<u32> {
 #[test]
 fn runs_slots_and_records_of_a_small_message() {
     let t = learn("<po date=\"2026\">\n  <item n=\"1\">Can</item>\n</po>");
-    let fixed: Vec<&[u8]> = t.ops.iter().filter_map(|o| if let Op::Fixed(b) = o { Some(&b[..]) } else { None }).collect();
+    let fixed: Vec<&[u8]> = t.steps.iter().filter_map(|o| if let Step::Run { bytes, .. } = o { Some(&bytes[..]) } else { None }).collect();
     assert_eq!(fixed, [&b"<po date=\""[..], b"\">\n  <item n=\"", b"\">", b"</item>\n</po>"]);
-    let slots = t.ops.iter().filter(|o| matches!(o, Op::Text | Op::Value(_))).count();
-    assert_eq!(slots, 3);
+    let slots: Vec<Slot> = t.steps.iter().filter_map(|o| if let Step::Run { slot, .. } = o { Some(*slot) } else { None }).collect();
+    assert_eq!(slots, [Slot::Value(b'"'), Slot::Value(b'"'), Slot::Text, Slot::None]);
     let msg = "<po date=\"2026-11-02\">\n  <item n=\"12\">Watering can</item>\n</po>";
     assert_eq!(matched(&t, msg), Some(full(msg)));
 }
@@ -33,7 +33,7 @@ fn runs_slots_and_records_of_a_small_message() {
 #[test]
 fn repeated_siblings_fold_into_one_unit() {
     let t = learn("<o>\n <i a='1'>x</i>\n <i a='2'>y</i>\n <i a='3'>z</i>\n</o>");
-    assert_eq!(t.ops.iter().filter(|o| matches!(o, Op::Repeat(_))).count(), 1);
+    assert_eq!(t.steps.iter().filter(|o| matches!(o, Step::Repeat(_))).count(), 1);
     for n in 1..9 {
         let items: String = (0..n).map(|k| format!("\n <i a='{k}'>{}</i>", "v".repeat(k))).collect();
         let msg = format!("<o>{items}\n</o>");
@@ -85,4 +85,108 @@ fn what_is_not_learned() {
     for s in ["<!DOCTYPE a [<!ENTITY e 'x'>]><a>&e;</a>", "\u{feff}<a/>", "<a>", "<?xml version='1.0' encoding='ISO-8859-1'?><a/>"] {
         assert!(Template::learn(s.as_bytes(), &opts).is_none(), "{s}");
     }
+}
+
+/// Four structures sharing their first bytes and parting late (the operation
+/// element deep in the body): one tree, each message matched once, by the
+/// template of its own structure, with the index of a full parse.
+#[test]
+fn templates_of_one_key_share_a_tree() {
+    use super::matcher::Trie;
+    use std::sync::Arc;
+    let msg = |op: &str, v: &str| {
+        format!("<env xmlns:m='urn:m'>\n <head id='{v}'><t>{v}</t></head>\n <body><m:{op} a='{v}'><m:x>{v}</m:x></m:{op}></body>\n</env>")
+    };
+    let ops = ["GetQuote", "GetPrice", "GetVolume", "GetRating"];
+    let templates: Vec<Arc<Template>> = ops.iter().map(|op| Arc::new(learn(&msg(op, "1")))).collect();
+    let trie = Trie::build(&templates);
+    for (k, op) in ops.iter().enumerate() {
+        for v in ["2", "long value &amp; more", "\u{e9}"] {
+            let m = msg(op, v);
+            let mut tape = Vec::new();
+            let t = trie.find(m.as_bytes(), &mut tape).expect("a template matches");
+            assert!(Arc::ptr_eq(t, &templates[k]), "{op} matched by its own template");
+            assert_eq!(tape, full(&m), "{op} {v}");
+        }
+    }
+    // another operation, a corrupted one, a truncated one: no template
+    let mut tape = Vec::new();
+    for m in [msg("GetOther", "1"), msg("GetQuote", "1").replace("m:x>", "m:y>"), msg("GetPrice", "1")[..60].to_string()] {
+        assert!(trie.find(m.as_bytes(), &mut tape).is_none(), "{m}");
+        assert!(tape.is_empty());
+    }
+    // a template that is a prefix of another's steps, and the same template twice
+    let short = Arc::new(learn("<a><b>1</b></a>"));
+    let trie = Trie::build(&[Arc::clone(&short), Arc::new(learn("<a><b>1</b></a>")), Arc::new(learn("<a><b>1</b><c/></a>"))]);
+    let mut tape = Vec::new();
+    assert!(Arc::ptr_eq(trie.find(b"<a><b>22</b></a>", &mut tape).expect("matches"), &short));
+    assert_eq!(tape, full("<a><b>22</b></a>"));
+    assert!(trie.find(b"<a><b>22</b><c/></a>", &mut tape).is_some());
+    assert_eq!(tape, full("<a><b>22</b><c/></a>"));
+}
+
+/// The slot scanners that look sixteen bytes at a time agree with the plain ones
+/// on every byte at every place of a slot, with references and line ends around.
+#[test]
+fn fast_slot_scanners_agree_with_plain_ones() {
+    use super::matcher::{scan_text, scan_text_slow, scan_value, scan_value_slow};
+    let bodies: &[&[u8]] = &[b"", b"plain text", b"a &amp; b &#x41; &#65; c", b"]] ] ]>", b"line\r\nend\tx", "\u{e9}\u{65e5}".as_bytes()];
+    let mut n = 0;
+    for body in bodies {
+        for len in [0usize, 5, 15, 16, 17, 40] {
+            let mut base: Vec<u8> = body.iter().copied().cycle().take(len.max(body.len())).collect();
+            base.extend_from_slice(b"'<tail of the message, long enough for a block>");
+            for i in 0..base.len().min(len + 2) {
+                for b in [0u8, 1, b'\t', b'\n', b'\r', b'&', b']', b'>', b'<', b'\'', b'"', b'#', b';', 0x7F, 0x80, 0xC3, 0xE6, 0xFF] {
+                    let mut t = b"<x>".to_vec();
+                    t.extend_from_slice(&base);
+                    t[3 + i] = b;
+                    assert_eq!(scan_text(&t, 3), scan_text_slow(&t, 3), "text {:?}", String::from_utf8_lossy(&t));
+                    for q in [b'\'', b'"'] {
+                        assert_eq!(scan_value(&t, 3, q), scan_value_slow(&t, 3, q), "value {:?}", String::from_utf8_lossy(&t));
+                    }
+                    n += 1;
+                }
+            }
+        }
+    }
+    assert!(n > 1000);
+}
+
+/// A cache that learns by itself backs off a key whose templates keep missing
+/// (many structures sharing their first bytes, none repeating for long): few
+/// matches are tried and few templates learned, every result stays a full
+/// parse's, and a structure that starts repeating is matched again.
+#[test]
+fn a_key_that_keeps_missing_backs_off() {
+    use crate::TemplateCache;
+    use std::sync::Arc;
+    let cache = Arc::new(TemplateCache::new());
+    // a new parser per message: its symbols are numbered as a full parse's
+    let parser = || Parser::new().with_template_cache(Arc::clone(&cache));
+    let msg = |op: usize, v: usize| format!("<env><head>{v}</head><body><op{op} a='{v}'/></body></env>");
+    // 400 structures, each seen twice in a row then never again
+    for op in 0..400 {
+        for v in 0..2 {
+            let m = msg(op, v);
+            let got = parser().parse(m.as_bytes()).map(|d| d.tape().to_vec()).ok();
+            assert_eq!(got, Some(full(&m)));
+        }
+    }
+    // (the structure counted for learning is the records' kinds and symbol
+    // numbers, so the first messages of the next structure may hit a template
+    // learned from the one before: a few hits)
+    let s = cache.stats();
+    assert!(s.hits < 10, "{s:?}");
+    assert!(s.learned < 40, "learning backs off: {s:?}");
+    // a structure that repeats is learned and matched again
+    let before = cache.stats().hits;
+    for v in 0..(1 << 17) / 2 {
+        let m = msg(9999, v % 7);
+        assert_eq!(parser().parse(m.as_bytes()).map(|d| d.tape().to_vec()).ok(), Some(full(&m)));
+        if cache.stats().hits > before + 100 {
+            break;
+        }
+    }
+    assert!(cache.stats().hits > before + 100, "{:?}", cache.stats());
 }
