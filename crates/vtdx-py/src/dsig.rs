@@ -25,7 +25,7 @@ use std::time::{Duration, SystemTime};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyList, PyString, PyType};
 use vtdx::dsig::{self as ds, ErrorKind as K};
 use vtdx::{Node, NodeId, NodeKind};
 
@@ -42,11 +42,7 @@ struct DsigExceptions {
 static EXCEPTIONS: PyOnceLock<DsigExceptions> = PyOnceLock::new();
 
 fn make_type(py: Python<'_>, name: &str, bases: Vec<Bound<'_, PyAny>>, doc: &str) -> PyResult<Py<PyType>> {
-    let ns = PyDict::new(py);
-    ns.set_item("__module__", "vtdx.dsig")?;
-    ns.set_item("__doc__", doc)?;
-    let t = py.get_type::<PyType>().call1((name, PyTuple::new(py, bases)?, ns))?;
-    Ok(t.cast_into::<PyType>()?.unbind())
+    crate::errors::exception_type(py, "vtdx.dsig", name, bases, doc)
 }
 
 fn exceptions(py: Python<'_>) -> PyResult<&DsigExceptions> {

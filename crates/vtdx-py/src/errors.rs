@@ -35,13 +35,20 @@ pub(crate) struct Exceptions {
 
 static EXCEPTIONS: PyOnceLock<Exceptions> = PyOnceLock::new();
 
-fn make_type(py: Python<'_>, name: &str, bases: Vec<Bound<'_, PyAny>>, doc: &str) -> PyResult<Py<PyType>> {
+/// A new exception class `module.name` with these bases and docstring (what a
+/// `class` statement in `module` would make); `vtdx.dsig` and `vtdx.xmlenc` make
+/// theirs with it too.
+pub(crate) fn exception_type(py: Python<'_>, module: &str, name: &str, bases: Vec<Bound<'_, PyAny>>, doc: &str) -> PyResult<Py<PyType>> {
     let ns = PyDict::new(py);
-    ns.set_item("__module__", "vtdx")?;
+    ns.set_item("__module__", module)?;
     ns.set_item("__doc__", doc)?;
     let bases = PyTuple::new(py, bases)?;
     let t = py.get_type::<PyType>().call1((name, bases, ns))?;
     Ok(t.cast_into::<PyType>()?.unbind())
+}
+
+fn make_type(py: Python<'_>, name: &str, bases: Vec<Bound<'_, PyAny>>, doc: &str) -> PyResult<Py<PyType>> {
+    exception_type(py, "vtdx", name, bases, doc)
 }
 
 fn create(py: Python<'_>) -> PyResult<Exceptions> {

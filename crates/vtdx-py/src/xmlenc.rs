@@ -25,7 +25,7 @@ use std::sync::Arc;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString, PyTuple, PyType};
+use pyo3::types::{PyByteArray, PyBytes, PyString, PyType};
 use vtdx::dsig::enc::{self, EncError, EncErrorKind as K};
 use vtdx::NodeId;
 
@@ -43,11 +43,7 @@ struct EncExceptions {
 static EXCEPTIONS: PyOnceLock<EncExceptions> = PyOnceLock::new();
 
 fn make_type(py: Python<'_>, name: &str, bases: Vec<Bound<'_, PyAny>>, doc: &str) -> PyResult<Py<PyType>> {
-    let ns = PyDict::new(py);
-    ns.set_item("__module__", "vtdx.xmlenc")?;
-    ns.set_item("__doc__", doc)?;
-    let t = py.get_type::<PyType>().call1((name, PyTuple::new(py, bases)?, ns))?;
-    Ok(t.cast_into::<PyType>()?.unbind())
+    crate::errors::exception_type(py, "vtdx.xmlenc", name, bases, doc)
 }
 
 fn exceptions(py: Python<'_>) -> PyResult<&EncExceptions> {
