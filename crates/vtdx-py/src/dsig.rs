@@ -139,8 +139,9 @@ fn kind_id(k: &K) -> &'static str {
     }
 }
 
-/// Makes an exception of `t` with `kind`, `msg`, `byte_offset`, `position` and `lineno`.
-fn raise(py: Python<'_>, t: &Py<PyType>, kind: &str, msg: String, offset: Option<usize>, text: Option<&[u8]>) -> PyErr {
+/// Makes an exception of `t` with `kind`, `msg`, `byte_offset`, `position` and `lineno`
+/// (also `vtdx.xmlenc`'s).
+pub(crate) fn raise(py: Python<'_>, t: &Py<PyType>, kind: &str, msg: String, offset: Option<usize>, text: Option<&[u8]>) -> PyErr {
     let made = (|| -> PyResult<PyErr> {
         let pos = match (offset, text) {
             (Some(o), Some(t)) => Some(vtdx::line_column(t, o)),

@@ -30,6 +30,7 @@ use vtdx::dsig::enc::{self, EncError, EncErrorKind as K};
 use vtdx::NodeId;
 
 use crate::document::{DocRef, Document};
+use crate::dsig::raise;
 use crate::element::Element;
 
 // ---- exceptions -------------------------------------------------------------------
@@ -98,30 +99,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Encryptor>()?;
     m.add_class::<Decryptor>()?;
     Ok(())
-}
-
-/// Makes an exception of `t` with `kind`, `msg`, `byte_offset`, `position` and `lineno`.
-fn raise(py: Python<'_>, t: &Py<PyType>, kind: &str, msg: String, offset: Option<usize>, text: Option<&[u8]>) -> PyErr {
-    let made = (|| -> PyResult<PyErr> {
-        let pos = match (offset, text) {
-            (Some(o), Some(t)) => Some(vtdx::line_column(t, o)),
-            _ => None,
-        };
-        let full = match pos {
-            Some((l, c)) => format!("{msg} (line {l}, column {c})"),
-            None => msg.clone(),
-        };
-        let e = t.bind(py).call1((full,))?;
-        e.setattr("kind", kind)?;
-        e.setattr("msg", msg)?;
-        e.setattr("byte_offset", offset)?;
-        e.setattr("position", pos)?;
-        e.setattr("lineno", pos.map(|p| p.0))?;
-        Ok(PyErr::from_value(e))
-    })();
-    match made {
-        Ok(e) | Err(e) => e,
-    }
 }
 
 /// The stable identifier of an error kind and whether it is the caller's fault.
