@@ -42,6 +42,31 @@ pub fn documents() -> Vec<(String, Vec<u8>)> {
 
 pub mod harness;
 
+/// A document's tape with each record's symbol replaced by its qualified name and
+/// namespace URI, one line per record (kind, name, the record's other words): two
+/// documents parsed by different (reused) parsers, whose symbols are numbered their
+/// own way, compare equal when their indexes are the same. Read through
+/// `vtdx_core::tape`, the one reader of the layout.
+pub fn tape_view(d: &vtdx::Document<'_>) -> Vec<String> {
+    use vtdx::core::tape::{RecordId, Tape};
+    let (tape, words, names) = (Tape::of(d), d.tape(), d.names());
+    let mut out = Vec::new();
+    let mut r = RecordId::default();
+    while r.as_usize() < words.len() {
+        let next = tape.after_record(r);
+        let kind = tape.kind(r);
+        let name = if kind.is_leaf() {
+            String::new()
+        } else {
+            let s = tape.symbol(r);
+            format!("{} {}", names.qname(s), names.ns_uri(s))
+        };
+        out.push(format!("{kind:?} {name} {:?}", &words[r.as_usize() + 1..next.as_usize().min(words.len())]));
+        r = next;
+    }
+    out
+}
+
 /// The five XPath expressions of the seed's Tables 2-6, in table order. The workload
 /// is: parse, evaluate one precompiled expression, remove every selected node,
 /// write the document to a memory buffer.

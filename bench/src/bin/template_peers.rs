@@ -101,8 +101,9 @@ fn read(path: &str) -> Vec<u8> {
 fn check_pass(parser: &mut Parser, msgs: &[Vec<u8>]) -> Result<u64, String> {
     let mut elements = 0u64;
     for (i, m) in msgs.iter().enumerate() {
-        let got = parser.parse(m).map(|d| (d.record_counts().elements as u64, view(&d))).map_err(|e| e.to_string());
-        let want = Parser::new().parse(m).map(|d| (d.record_counts().elements as u64, view(&d))).map_err(|e| e.to_string());
+        let got = parser.parse(m).map(|d| (d.record_counts().elements as u64, vtdx_bench::tape_view(&d))).map_err(|e| e.to_string());
+        let want =
+            Parser::new().parse(m).map(|d| (d.record_counts().elements as u64, vtdx_bench::tape_view(&d))).map_err(|e| e.to_string());
         match (got, want) {
             (Ok(g), Ok(w)) if g == w => elements += g.0,
             (Err(g), Err(w)) if g == w => return Err(format!("message {i} is not well-formed: {g}")),
@@ -268,30 +269,4 @@ fn miss_cell(args: &Args, peer: &str, f: &str, msgs: &[Vec<u8>], seed: &[Vec<u8>
 
 fn error(peer: &str, f: &str, why: &str) {
     emit_blank(peer, WORKLOAD, f, "error", why);
-}
-
-/// The tape with each record's symbol replaced by its qualified name and namespace
-/// (a reused parser numbers its symbols its own way).
-fn view(d: &vtdx::Document<'_>) -> Vec<String> {
-    let (tape, names) = (d.tape(), d.names());
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < tape.len() {
-        let w = tape[i];
-        let kind = w >> 28;
-        let n = match kind {
-            1 => 5,
-            2 | 3 | 7 | 8 => 2,
-            _ => 4,
-        };
-        let name = if matches!(kind, 1 | 2 | 3 | 7 | 8) {
-            let s = vtdx::core::Sym::new(w & 0x0FFF_FFFF);
-            format!("{} {}", names.qname(s), names.ns_uri(s))
-        } else {
-            String::new()
-        };
-        out.push(format!("{kind} {name} {:?}", &tape[i + 1..(i + n).min(tape.len())]));
-        i += n;
-    }
-    out
 }

@@ -100,8 +100,8 @@ fn run(msgs: &[Vec<u8>], cache: bool, rounds: usize, check: bool) -> Run {
         timed_pass(&mut parser, msgs);
     }
     for m in msgs.iter().filter(|_| check) {
-        let got = parser.parse(m).map(|d| view(&d)).map_err(|e| e.to_string());
-        let want = Parser::new().parse(m).map(|d| view(&d)).map_err(|e| e.to_string());
+        let got = parser.parse(m).map(|d| vtdx_bench::tape_view(&d)).map_err(|e| e.to_string());
+        let want = Parser::new().parse(m).map(|d| vtdx_bench::tape_view(&d)).map_err(|e| e.to_string());
         if got != want {
             eprintln!("template_stream: a message parsed differently");
             std::process::exit(1);
@@ -215,29 +215,4 @@ fn purchase_orders(n: usize) -> Vec<Vec<u8>> {
             s.into_bytes()
         })
         .collect()
-}
-
-/// The tape with each record's symbol replaced by its qualified name and namespace.
-fn view(d: &vtdx::Document<'_>) -> Vec<String> {
-    let (tape, names) = (d.tape(), d.names());
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < tape.len() {
-        let w = tape[i];
-        let kind = w >> 28;
-        let n = match kind {
-            1 => 5,
-            2 | 3 | 7 | 8 => 2,
-            _ => 4,
-        };
-        let name = if matches!(kind, 1 | 2 | 3 | 7 | 8) {
-            let s = vtdx::core::Sym::new(w & 0x0FFF_FFFF);
-            format!("{} {}", names.qname(s), names.ns_uri(s))
-        } else {
-            String::new()
-        };
-        out.push(format!("{kind} {name} {:?}", &tape[i + 1..(i + n).min(tape.len())]));
-        i += n;
-    }
-    out
 }
