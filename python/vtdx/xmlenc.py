@@ -38,7 +38,7 @@ from typing import Any, Optional, Union
 
 from ._vtdx import Decryptor, DecryptionError, Element, Encryptor, XMLEncryptionError
 from ._vtdx import InvalidEncryptionInput as InvalidInput
-from .dsig import _Data, _key_bytes, _source
+from .dsig import _Data, _key_bytes, _source, _Uri
 
 __all__ = [
     "BlockAlgorithm",
@@ -57,15 +57,6 @@ __all__ = [
 
 _XENC = "http://www.w3.org/2001/04/xmlenc#"
 _XENC11 = "http://www.w3.org/2009/xmlenc11#"
-
-
-class _Uri(str, _enum.Enum):
-    """An algorithm URI: a ``str`` (equal to the URI) and an enum member."""
-
-    def __new__(cls, value: str) -> "_Uri":
-        member = str.__new__(cls, value)
-        member._value_ = value
-        return member
 
 
 class BlockAlgorithm(_Uri):
