@@ -167,8 +167,28 @@ pub fn is_name(s: &[u8]) -> bool {
 }
 
 /// Skips XML whitespace (S) from `pos`; returns the first non-whitespace offset.
+/// Up to four bytes are the usual case and are taken here; a longer run (the
+/// indentation before an attribute on a line of its own) goes 16 bytes at a time.
 #[inline(always)]
 pub(crate) fn skip_ws(text: &[u8], mut pos: usize) -> usize {
+    for _ in 0..4 {
+        match text.get(pos) {
+            Some(&b) if is_ws(b) => pos += 1,
+            _ => return pos,
+        }
+    }
+    skip_ws_run(text, pos)
+}
+
+#[inline(never)]
+fn skip_ws_run(text: &[u8], mut pos: usize) -> usize {
+    while let Some(w) = text.get(pos..pos + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()) {
+        let m = ws_mask16(w);
+        if m != 0xFFFF {
+            return pos + (!m).trailing_zeros() as usize;
+        }
+        pos += 16;
+    }
     while pos < text.len() && is_ws(text[pos]) {
         pos += 1;
     }
@@ -180,6 +200,23 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    #[test]
+    fn skip_ws_on_runs_of_every_length() {
+        for n in 0..70 {
+            for stop in [b'a', b'<', 0x0b, 0x0c, 0x85, 0] {
+                for ws in [&b" "[..], b"\t", b"\n", b"\r", b" \r\n\t"] {
+                    let mut t: Vec<u8> = b"x".to_vec();
+                    t.extend(ws.iter().copied().cycle().take(n));
+                    let end = t.len();
+                    t.push(stop);
+                    t.extend_from_slice(b"  ");
+                    assert_eq!(skip_ws(&t, 1), end, "{n} of {ws:?} then {stop:#x}");
+                    assert_eq!(skip_ws(&t[..end], 1), end, "{n} of {ws:?} at the end");
+                }
+            }
+        }
+    }
+
     proptest! {
         /// `find_seq` finds what the `memchr` crate's substring search finds, on
         /// haystacks dense in near misses (`-`, `]`, `?` without their partners).
@@ -190,6 +227,16 @@ mod tests {
                 let want = memchr::memmem::find(&hay[from..], pat).map(|i| from + i);
                 prop_assert_eq!(find_seq(&hay, from, pat), want, "{:?} in {:?}", pat, String::from_utf8_lossy(&hay));
             }
+        }
+
+        /// `skip_ws` stops where production [3] S stops (space, tab, LF, CR), on
+        /// runs of every length around the 16-byte blocks and near look-alikes
+        /// (form feed, vertical tab, NEL, NUL).
+        #[test]
+        fn skip_ws_stops_where_s_stops(hay in proptest::collection::vec(prop::sample::select(&b"    \t\n\r\x0b\x0c\x85\x00a"[..]), 0..80), from in 0usize..40) {
+            let from = from.min(hay.len());
+            let want = hay[from..].iter().position(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r')).map_or(hay.len(), |i| from + i);
+            prop_assert_eq!(skip_ws(&hay, from), want);
         }
     }
 
@@ -285,6 +332,39 @@ fn mask16_sse2(s: &[u8; 16], a: u8, b: u8, c: u8) -> u32 {
         _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(a as i8)), _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8))),
         _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)),
     );
+    _mm_movemask_epi8(m) as u32
+}
+
+/// A mask of the white space bytes (S: space, tab, LF, CR) of `s` (bit i for byte i).
+#[inline(always)]
+#[allow(unsafe_code)]
+fn ws_mask16(s: &[u8; 16]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of the x86_64 baseline, so the target feature the
+        // function enables is always present; it reads only its argument.
+        unsafe { ws_mask16_sse2(s) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut m = 0u32;
+        for (i, &x) in s.iter().enumerate() {
+            m |= u32::from(is_ws(x)) << i;
+        }
+        m
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn ws_mask16_sse2(s: &[u8; 16]) -> u32 {
+    use std::arch::x86_64::*;
+    let lo = i64::from_le_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]]);
+    let hi = i64::from_le_bytes([s[8], s[9], s[10], s[11], s[12], s[13], s[14], s[15]]);
+    let v = _mm_set_epi64x(hi, lo);
+    let eq = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
+    let m = _mm_or_si128(_mm_or_si128(eq(b' '), eq(b'\n')), _mm_or_si128(eq(b'\t'), eq(b'\r')));
     _mm_movemask_epi8(m) as u32
 }
 

@@ -6,7 +6,6 @@
 //! from them and references to the internal subset's entities mean the same
 //! when the decryptor parses it back in the same place.
 
-use base64::Engine;
 use vtdx_core::{escape_text, Document, Editor, Node};
 
 use super::alg::{self, BlockAlgorithm, RsaTransport, TYPE_CONTENT, TYPE_ELEMENT, XENC_NS};
@@ -58,8 +57,10 @@ pub struct Encryptor {
     pub(crate) provider: AwsLcProvider,
 }
 
+/// Base64 (RFC 4648, padded, one line), SIMD-encoded: the CipherValue of a
+/// 2.7 MB Body is 3.6 MB of base64.
 pub(crate) fn b64(b: &[u8]) -> String {
-    base64::engine::general_purpose::STANDARD.encode(b)
+    base64_simd::STANDARD.encode_to_string(b)
 }
 
 pub(crate) fn random_hex(p: &AwsLcProvider, n: usize) -> String {
@@ -115,15 +116,15 @@ impl Encryptor {
     /// into `out` (the 12-byte IV encodes to 16 characters without padding, so the
     /// IV and the sealed bytes can be encoded one after the other).
     pub(crate) fn seal_into(&self, key: &[u8], plaintext: &[u8], out: &mut String) -> Result<(), EncError> {
-        let e = &base64::engine::general_purpose::STANDARD;
+        let e = &base64_simd::STANDARD;
         let mut iv = [0u8; 12];
         self.provider.random(&mut iv).map_err(|e| enc_err(e.to_string()))?;
         let mut body = Vec::with_capacity(plaintext.len() + 16);
         body.extend_from_slice(plaintext);
         self.provider.aes_gcm_seal(key, &iv, &mut body).map_err(|e| enc_err(e.to_string()))?;
         out.reserve(16 + body.len().div_ceil(3) * 4);
-        e.encode_string(iv, out);
-        e.encode_string(&body, out);
+        e.encode_append(iv, out);
+        e.encode_append(&body, out);
         Ok(())
     }
 
