@@ -126,15 +126,22 @@ impl Decoder {
         let words = r.count("the index size", vtdx_core::tape::MAX_TAPE_WORDS)?;
         self.asm.begin(tr == TR_UTF8_BOM);
         self.asm.reserve(text_len.min(RESERVE_CAP), words.min(RESERVE_CAP / 4));
-        self.tokens(r, text_len)?;
+        self.tokens(r, text_len, words)?;
         if self.asm.text_len() != text_len || self.asm.index_len() != words {
-            return Err(r.malformed(format!(
-                "the document is {} bytes with {} index words, its header says {text_len} and {words}",
-                self.asm.text_len(),
-                self.asm.index_len()
-            )));
+            return Err(self.size_mismatch(r, text_len, words, true));
         }
         self.asm.finish(encoding).map_err(|e| doc_error(r, e))
+    }
+
+    #[cold]
+    fn size_mismatch(&self, r: &Reader<'_>, stated_text: usize, stated_words: usize, complete: bool) -> Error {
+        r.error(ErrorKind::SizeMismatch {
+            stated_text: stated_text as u64,
+            stated_index_words: stated_words as u64,
+            text: self.asm.text_len() as u64,
+            index_words: self.asm.index_len() as u64,
+            complete,
+        })
     }
 
     /// The table additions at the start of a document payload: each name checked
@@ -159,6 +166,11 @@ impl Decoder {
             t.clear();
         }
         let first = self.t.syms.is_empty() && self.t.qnames.is_empty() && self.t.ns.len() == FIXED_NS.len();
+        if first {
+            // forgotten until these additions are read whole: additions that fail
+            // halfway leave entries that are not the ones `first` made
+            self.t.first.clear();
+        }
         self.read_additions(r)?;
         if first {
             self.t.first.clear();
@@ -256,7 +268,7 @@ impl Decoder {
     }
 
     /// The tokens of a document, handed to the assembler.
-    fn tokens(&mut self, r: &mut Reader<'_>, max_len: usize) -> Result<(), Error> {
+    fn tokens(&mut self, r: &mut Reader<'_>, max_len: usize, stated_words: usize) -> Result<(), Error> {
         // the start tag is open (attributes may follow), and its whitespace token was seen
         let mut in_tag = false;
         let mut tag_ws = false;
@@ -265,7 +277,7 @@ impl Decoder {
         let mut root_seen = false;
         loop {
             if self.asm.text_len() > max_len {
-                return Err(r.malformed("the text is longer than its header says"));
+                return Err(self.size_mismatch(r, max_len, stated_words, false));
             }
             let at = r.pos;
             let op = r.byte("a token")?;

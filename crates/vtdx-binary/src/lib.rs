@@ -81,6 +81,21 @@ pub enum ErrorKind {
     /// The unpacked document is not one the parser accepts (or a limit of the
     /// [`ParseOptions`] was reached): the error the check or the parser gave.
     Document(vtdx_core::Error),
+    /// A document's tokens make a text or a token index of another size than its
+    /// payload states (`text-length`, `index-words`).
+    SizeMismatch {
+        /// The text length the payload states, in bytes.
+        stated_text: u64,
+        /// The index size the payload states, in 32-bit words.
+        stated_index_words: u64,
+        /// The bytes of text the tokens made (at least this many when not `complete`).
+        text: u64,
+        /// The index words the tokens made (at least this many when not `complete`).
+        index_words: u64,
+        /// True when every token was read; false when reading stopped as soon as
+        /// the text grew past the stated length.
+        complete: bool,
+    },
     /// The packed input holds no document, or more than one where one was asked for.
     DocumentCount {
         /// Documents found.
@@ -100,6 +115,13 @@ impl fmt::Display for ErrorKind {
             }
             ErrorKind::Malformed { detail } => write!(f, "malformed packed input: {detail}"),
             ErrorKind::Document(e) => write!(f, "packed document refused: {e}"),
+            ErrorKind::SizeMismatch { stated_text, stated_index_words, text, index_words, complete: true } => write!(
+                f,
+                "the document's header says {stated_text} bytes of text and {stated_index_words} index words, its tokens make {text} and {index_words}"
+            ),
+            ErrorKind::SizeMismatch { stated_text, text, .. } => {
+                write!(f, "the document's header says {stated_text} bytes of text, its tokens make more ({text} so far)")
+            }
             ErrorKind::DocumentCount { found } => write!(f, "expected exactly one document, found {found}"),
         }
     }
@@ -142,6 +164,60 @@ impl std::error::Error for Error {
 /// Does `bytes` start with the packed format's [`MAGIC`]? (No XML document does.)
 pub fn is_packed(bytes: &[u8]) -> bool {
     bytes.starts_with(&MAGIC)
+}
+
+/// Rewrites the checksum of every document frame of a packed file so that it
+/// matches the frame's bytes; returns the number of frames resealed.
+///
+/// For tools and fuzzing: a packed file built or edited on purpose (a test
+/// vector, a fuzz input, a hand-made frame) can then reach the checks behind the
+/// checksum. It is **not** a repair: the checksum is what tells a damaged file,
+/// and a resealed damaged file is read as if it had been written that way (the
+/// reader's checks still refuse anything malformed or not well-formed, but no
+/// longer know that it was damaged).
+///
+/// The header must be one this crate reads. Frames are walked by their stated
+/// lengths up to the end mark; the bytes after it are left alone. A frame that
+/// runs past the end of `packed`, or an unknown frame tag, is an error (the
+/// frames before it are resealed).
+///
+/// ```
+/// use vtdx_core::Document;
+///
+/// let mut packed = vtdx_binary::pack(&Document::parse(b"<a>text</a>")?)?;
+/// let at = packed.windows(4).position(|w| w == b"text").unwrap();
+/// packed[at] = b'n';
+/// assert!(vtdx_binary::unpack(&packed).is_err()); // the checksum no longer matches
+/// assert_eq!(vtdx_binary::reseal(&mut packed)?, 1);
+/// assert_eq!(vtdx_binary::unpack(&packed)?.source(), b"<a>next</a>");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn reseal(packed: &mut [u8]) -> Result<usize, Error> {
+    let (mut pos, stream) = read_header(packed)?;
+    let mut count = 0;
+    loop {
+        let mut r = wire::Reader::new(packed, 0);
+        r.pos = pos;
+        let start = pos;
+        match r.byte("a frame or the end mark")? {
+            wire::FRAME_DOC => {
+                let len = r.count("the frame length", packed.len())?;
+                r.bytes(len, "the frame's payload")?;
+                let end = r.pos;
+                r.bytes(8, "the frame's checksum")?;
+                let sum = wire::checksum(&packed[start..end], u8::from(stream));
+                packed[end..end + 8].copy_from_slice(&sum.to_le_bytes());
+                count += 1;
+                pos = end + 8;
+            }
+            wire::FRAME_RESET => pos = r.pos,
+            wire::FRAME_END => return Ok(count),
+            b => {
+                r.pos = start;
+                return Err(r.malformed(format!("unknown frame tag 0x{b:02X}")));
+            }
+        }
+    }
 }
 
 fn header(out: &mut Vec<u8>, flags: u8) {

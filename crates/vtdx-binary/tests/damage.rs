@@ -176,3 +176,86 @@ fn forged_frames_are_refused() {
         assert!(start.elapsed().as_secs() < 2, "case {i} took too long");
     }
 }
+
+#[test]
+fn size_mismatches_are_typed() {
+    let head = |text: u8, words: u8| vec![0u8, 1, 1, b'a', 0, 1, 0, 0, text, words];
+    // `<a/>`: 4 bytes of text, an element record of 5 words
+    let e = vtdx_binary::unpack(&forge(&[head(9, 6), vec![0x00, 0xC1, 0xCC]].concat())).unwrap_err();
+    assert_eq!(
+        *e.kind(),
+        ErrorKind::SizeMismatch { stated_text: 9, stated_index_words: 6, text: 4, index_words: 5, complete: true },
+        "{e}"
+    );
+    // the start tag alone (`<a`, 2 bytes) passes the stated 1 byte: reading stops there
+    let e = vtdx_binary::unpack(&forge(&[head(1, 5), vec![0x00, 0xC1, 0xCC]].concat())).unwrap_err();
+    match e.kind() {
+        ErrorKind::SizeMismatch { stated_text: 1, complete: false, text, .. } => assert!(*text > 1, "{e}"),
+        k => panic!("expected an incomplete size mismatch, got {k:?}"),
+    }
+}
+
+/// A one-document file around `payloads` (a reset mark for `None`), every
+/// checksum zero.
+fn unsealed(flags: u8, payloads: &[Option<&[u8]>]) -> Vec<u8> {
+    let mut out = vtdx_binary::MAGIC.to_vec();
+    out.extend_from_slice(&[vtdx_binary::VERSION, flags]);
+    for p in payloads {
+        match p {
+            Some(p) => {
+                assert!(p.len() < 0x80);
+                out.extend_from_slice(&[b'D', p.len() as u8]);
+                out.extend_from_slice(p);
+                out.extend_from_slice(&[0; 8]);
+            }
+            None => out.push(b'R'),
+        }
+    }
+    out.push(b'Z');
+    out
+}
+
+#[test]
+fn reseal_writes_the_checksums_the_format_defines() {
+    let payload = [0u8, 1, 1, b'a', 0, 1, 0, 0, 4, 5, 0x00, 0xC1, 0xCC];
+    let mut d = unsealed(0, &[Some(&payload)]);
+    assert!(matches!(vtdx_binary::unpack(&d).unwrap_err().kind(), ErrorKind::Checksum { .. }));
+    assert_eq!(vtdx_binary::reseal(&mut d).unwrap(), 1);
+    // the same bytes as the frame forged with XXH3-64 computed here
+    assert_eq!(d, forge(&payload));
+    assert_eq!(vtdx_binary::unpack(&d).unwrap().source(), b"<a/>");
+
+    // a stream with a reset: each frame's checksum seeded with the stream flag
+    let second = [0u8, 0, 0, 0, 4, 5, 0x00, 0xC1, 0xCC];
+    let mut d = unsealed(1, &[Some(&payload), Some(&second), None, Some(&payload)]);
+    assert_eq!(vtdx_binary::reseal(&mut d).unwrap(), 3);
+    let first_end = 10 + 2 + payload.len();
+    let seeded = ::xxhash_rust::xxh3::xxh3_64_with_seed(&d[10..first_end], (1 << 8) | 1);
+    assert_eq!(d[first_end..first_end + 8], seeded.to_le_bytes());
+    let docs: Vec<_> = StreamReader::new(&d).unwrap().map(|r| r.unwrap().source().to_vec()).collect();
+    assert_eq!(docs, [b"<a/>".to_vec(), b"<a/>".to_vec(), b"<a/>".to_vec()]);
+
+    // sealing a sealed file changes nothing; what is not a packed file is refused
+    let p = vtdx_binary::pack(&Document::parse(DOCS[0]).unwrap()).unwrap();
+    let mut q = p.clone();
+    assert_eq!(vtdx_binary::reseal(&mut q).unwrap(), 1);
+    assert_eq!(p, q);
+    assert!(matches!(vtdx_binary::reseal(&mut b"<a/>".to_vec()).unwrap_err().kind(), ErrorKind::NotPacked));
+    let mut t = p[..p.len() - 3].to_vec();
+    assert!(matches!(vtdx_binary::reseal(&mut t).unwrap_err().kind(), ErrorKind::Truncated { .. }));
+    let mut u = [&p[..10], b"Q"].concat();
+    assert!(matches!(vtdx_binary::reseal(&mut u).unwrap_err().kind(), ErrorKind::Malformed { .. }));
+}
+
+#[test]
+fn a_failed_document_does_not_leave_its_tables_to_the_next() {
+    // `<a/>`, then a document whose table additions fail at their second symbol
+    // (a namespace handle outside the table) after entering the name `b` and a
+    // symbol for it, then `<a/>` again through the same unpacker
+    let a = [0u8, 1, 1, b'a', 0, 1, 0, 0, 4, 5, 0x00, 0xC1, 0xCC];
+    let b = [0u8, 1, 1, b'b', 0, 2, 0, 0, 0, 9, 4, 5, 0x00, 0xC1, 0xCC];
+    let mut u = vtdx_binary::Unpacker::new();
+    assert_eq!(u.unpack(&forge(&a)).unwrap().source(), b"<a/>");
+    assert!(u.unpack(&forge(&b)).is_err());
+    assert_eq!(u.unpack(&forge(&a)).unwrap().source(), b"<a/>");
+}
