@@ -362,6 +362,11 @@ class Verifier:
         now: Optional[float] = None,
         require_timestamp: bool = False,
         decrypts_after: bool = False,
+        ca_certs: list[bytes] = ...,
+        intermediates: list[bytes] = ...,
+        crls: list[bytes] = ...,
+        max_chain_len: int = 8,
+        validate_caller_keys: bool = False,
     ) -> "Verifier": ...
     def verify(self, data: _DsigSource) -> "VerifyResult": ...
 

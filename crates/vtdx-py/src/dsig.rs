@@ -135,6 +135,17 @@ fn kind_id(k: &K) -> &'static str {
         K::WrongPassword => "wrong_password",
         K::ReplayedNonce => "replayed_nonce",
         K::UsernameTokenStale { .. } => "username_token_stale",
+        K::UntrustedCertificate(_) => "untrusted_certificate",
+        K::CertificateExpired { .. } => "certificate_expired",
+        K::CertificateNotYetValid { .. } => "certificate_not_yet_valid",
+        K::CertificateRevoked { .. } => "certificate_revoked",
+        K::CertificateSignature(_) => "certificate_signature",
+        K::NotACertificateAuthority(_) => "not_a_certificate_authority",
+        K::CertificatePathLen { .. } => "certificate_path_len",
+        K::CertificateKeyUsage { .. } => "certificate_key_usage",
+        K::UnhandledCriticalExtension { .. } => "unhandled_critical_extension",
+        K::CrlExpired { .. } => "crl_expired",
+        K::CertificateChainTooLong(_) => "certificate_chain_too_long",
         _ => "other",
     }
 }
@@ -230,8 +241,17 @@ fn seconds(s: f64, what: &str) -> PyResult<Duration> {
 /// KEY``, or the public half of an unencrypted private key), ``'hmac'`` for an HMAC
 /// secret; ``name`` (or ``None``) is matched by a ``KeyName``. The policy keywords
 /// are those of ``vtdx_dsig::VerifyConfig``, secure by default; ``max_clock_skew``
-/// is in seconds, ``now`` (seconds since the epoch) judges Timestamps at another
-/// instant than the system clock.
+/// is in seconds, ``now`` (seconds since the epoch) judges Timestamps (and
+/// certificate validity) at another instant than the system clock.
+///
+/// Trust anchors (``vtdx_dsig::TrustStore``): ``ca_certs`` are CA certificates
+/// (PEM or DER, one each) the caller trusts; with any, a certificate carried in
+/// the message may verify a signature once a chain from it to an anchor
+/// validates (validity periods, CA constraints, key usage, signatures), with
+/// ``intermediates`` (untrusted, only to build chains) and ``crls`` (PEM or DER,
+/// checked against their issuer's key) for revocation; ``max_chain_len`` bounds
+/// the chain; ``validate_caller_keys`` also requires the caller's own
+/// certificates to chain (xmlsec1's ``--verify-keys``). ``keys`` may then be empty.
 #[pyclass(frozen, module = "vtdx.dsig", name = "Verifier")]
 pub struct Verifier {
     inner: Arc<ds::Verifier>,
@@ -242,7 +262,8 @@ impl Verifier {
     #[new]
     #[pyo3(signature = (keys, *, allow_sha1=false, min_rsa_bits=2048, max_transforms=5, max_references=30, max_signatures=10,
         allow_xpath_transform=false, allow_xpath_filter2=false, reject_comment_split_text=true, soap_checks=true,
-        max_clock_skew=300.0, now=None, require_timestamp=false, decrypts_after=false))]
+        max_clock_skew=300.0, now=None, require_timestamp=false, decrypts_after=false, ca_certs=Vec::new(),
+        intermediates=Vec::new(), crls=Vec::new(), max_chain_len=8, validate_caller_keys=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -260,10 +281,40 @@ impl Verifier {
         now: Option<f64>,
         require_timestamp: bool,
         decrypts_after: bool,
+        ca_certs: Vec<Vec<u8>>,
+        intermediates: Vec<Vec<u8>>,
+        crls: Vec<Vec<u8>>,
+        max_chain_len: usize,
+        validate_caller_keys: bool,
     ) -> PyResult<Self> {
-        if keys.is_empty() {
-            return Err(invalid_input(py, "no_key", "no verification key was supplied (x509_cert=, key= or hmac_key=)"));
+        if keys.is_empty() && ca_certs.is_empty() {
+            return Err(invalid_input(
+                py,
+                "no_key",
+                "no verification key was supplied (x509_cert=, key=, hmac_key=, or trust anchors with ca_pem_file= or ca_certs=)",
+            ));
         }
+        if ca_certs.is_empty() && (!intermediates.is_empty() || !crls.is_empty() || validate_caller_keys) {
+            return Err(PyValueError::new_err(
+                "intermediates=, crls= and validate_caller_keys= need trust anchors (ca_pem_file= or ca_certs=)",
+            ));
+        }
+        let certs = |v: Vec<Vec<u8>>| -> PyResult<Vec<ds::Certificate>> {
+            v.iter().map(|c| ds::Certificate::from_pem_or_der(c).map_err(|e| dsig_error(py, &e, None))).collect()
+        };
+        let trust = if ca_certs.is_empty() {
+            None
+        } else {
+            let crls =
+                crls.iter().map(|c| ds::Crl::from_pem_or_der(c).map_err(|e| dsig_error(py, &e, None))).collect::<PyResult<Vec<_>>>()?;
+            Some(
+                ds::TrustStore::new(certs(ca_certs)?)
+                    .intermediates(certs(intermediates)?)
+                    .crls(crls)
+                    .max_chain_len(max_chain_len)
+                    .validate_caller_keys(validate_caller_keys),
+            )
+        };
         let mut vk = Vec::with_capacity(keys.len());
         for (kind, data, name) in keys {
             let k = match kind.as_str() {
@@ -292,7 +343,11 @@ impl Verifier {
         if let Some(t) = now {
             b = b.now(instant(t)?);
         }
-        Ok(Verifier { inner: Arc::new(ds::Verifier::new(b.build(), vk)) })
+        let mut v = ds::Verifier::new(b.build(), vk);
+        if let Some(t) = trust {
+            v = v.with_trust_store(t);
+        }
+        Ok(Verifier { inner: Arc::new(v) })
     }
 
     /// Verifies every ``ds:Signature`` of ``data`` (XML bytes or str, a

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import enum as _enum
+import os
 import re as _re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -263,6 +264,50 @@ def _verify_keys(x509_cert: Any, key: Any, hmac_key: Any, key_name: Optional[str
     return keys
 
 
+def _blocks(k: Any) -> list[bytes]:
+    """Certificates or CRLs given as bytes, str, ``cryptography`` objects or a list of
+    them: one PEM block or DER value each (a PEM bundle is split)."""
+    out: list[bytes] = []
+    for c in _many(k):
+        data = _key_bytes(c)
+        blocks = [m.group(0) for m in _PEM_BLOCK.finditer(data)]
+        out.extend(blocks or [data])
+    return out
+
+
+def _crl_bytes(k: Any) -> Any:
+    """A ``cryptography`` CRL object as PEM; anything else as it is."""
+    if hasattr(k, "public_bytes") and hasattr(k, "get_revoked_certificate_by_serial_number"):
+        from cryptography.hazmat.primitives import serialization as ser
+
+        return bytes(k.public_bytes(ser.Encoding.PEM))
+    return k
+
+
+@dataclass(frozen=True)
+class _Trust:
+    """Trust anchors, intermediates and CRLs, as the engine takes them."""
+
+    ca_certs: list[bytes]
+    intermediates: list[bytes]
+    crls: list[bytes]
+
+
+def _trust(ca_pem_file: Any, ca_certs: Any, intermediates: Any, crls: Any) -> Optional[_Trust]:
+    anchors: list[bytes] = []
+    for f in _many(ca_pem_file):
+        with open(f, "rb") as fh:
+            anchors.extend(_blocks(fh.read()))
+    anchors.extend(_blocks(ca_certs))
+    more = _blocks(intermediates)
+    revoked = _blocks([_crl_bytes(c) for c in _many(crls)])
+    if not anchors:
+        if more or revoked:
+            raise ValueError("intermediates= and crls= need trust anchors (ca_pem_file= or ca_certs=)")
+        return None
+    return _Trust(anchors, more, revoked)
+
+
 # ---- data ---------------------------------------------------------------------------------
 
 _Data = Union[bytes, bytearray, memoryview, str, Document, Element, Any]
@@ -319,7 +364,11 @@ class SignatureConfiguration:
     * ``allow_sha1``, ``min_rsa_bits``, ``max_transforms``, ``max_references``,
       ``max_signatures``, ``allow_xpath_transform``, ``allow_xpath_filter2``,
       ``reject_comment_split_text``, ``soap_checks``: as ``VerifyConfig``
-      (``docs/dsig.md``).
+      (``docs/dsig.md``);
+    * with trust anchors (``ca_pem_file=`` / ``ca_certs=`` of :func:`verify`):
+      ``max_chain_len`` (certificates in a chain, leaf and anchor included) and
+      ``validate_caller_keys`` (the caller's own certificates must chain too, as
+      xmlsec1's ``--verify-keys``), as ``TrustStore``.
     """
 
     expect_references: Optional[int] = None
@@ -339,9 +388,13 @@ class SignatureConfiguration:
     allow_xpath_filter2: bool = False
     reject_comment_split_text: bool = True
     soap_checks: bool = True
+    max_chain_len: int = 8
+    validate_caller_keys: bool = False
 
-    def verifier(self, keys: list[tuple[str, bytes, Optional[str]]]) -> Verifier:
-        """A :class:`Verifier` with these settings and ``keys`` (``(kind, data, name)`` triples)."""
+    def verifier(self, keys: list[tuple[str, bytes, Optional[str]]], trust: Optional[_Trust] = None) -> Verifier:
+        """A :class:`Verifier` with these settings, ``keys`` (``(kind, data, name)``
+        triples) and the trust anchors, intermediates and CRLs of ``trust``."""
+        t = trust or _Trust([], [], [])
         return Verifier(
             keys,
             allow_sha1=self.allow_sha1,
@@ -357,6 +410,11 @@ class SignatureConfiguration:
             now=_seconds(self.now),
             require_timestamp=self.require_timestamp,
             decrypts_after=self.decrypts_after,
+            ca_certs=t.ca_certs,
+            intermediates=t.intermediates,
+            crls=t.crls,
+            max_chain_len=self.max_chain_len,
+            validate_caller_keys=self.validate_caller_keys and trust is not None,
         )
 
     def check(self, result: VerifyResult) -> VerifyResult:
@@ -402,6 +460,10 @@ def verify(
     key: Any = None,
     hmac_key: Union[bytes, str, Sequence[Union[bytes, str]], None] = None,
     key_name: Optional[str] = None,
+    ca_pem_file: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]], None] = None,
+    ca_certs: Any = None,
+    intermediates: Any = None,
+    crls: Any = None,
     expect_config: Optional[SignatureConfiguration] = None,
 ) -> VerifyResult:
     """Verifies every ``ds:Signature`` of ``data`` with the caller's keys.
@@ -413,13 +475,22 @@ def verify(
     key's public half), ``hmac_key`` (secrets); ``key_name`` names them for ``KeyName``.
     ``cryptography`` key and certificate objects are accepted too.
 
+    Trust anchors, as signxml's ``ca_pem_file``: ``ca_pem_file`` (the path of a PEM
+    file of CA certificates, or a list of paths) and ``ca_certs`` (certificates as
+    above). With anchors, a certificate the message carries (``X509Data``, or the
+    BinarySecurityToken a SecurityTokenReference names) may verify a signature once
+    its chain to an anchor validates as of ``expect_config.now`` (else the system
+    clock); ``intermediates`` help build chains and ``crls`` (PEM or DER, or
+    ``cryptography`` CRL objects) revoke. The anchors only ever come from the caller.
+
     Returns the :class:`VerifyResult`; raises :class:`InvalidSignature` (with
     ``kind``) when any signature fails or ``expect_config`` is not met, and
     :class:`vtdx.XMLSyntaxError` when ``data`` is not well-formed.
     """
     cfg = expect_config or SignatureConfiguration()
     keys = _verify_keys(x509_cert, key, hmac_key, key_name)
-    return cfg.check(cfg.verifier(keys).verify(_source(data)))
+    trust = _trust(ca_pem_file, ca_certs, intermediates, crls)
+    return cfg.check(cfg.verifier(keys, trust).verify(_source(data)))
 
 
 class XMLVerifier:
@@ -433,11 +504,24 @@ class XMLVerifier:
         key: Any = None,
         hmac_key: Union[bytes, str, Sequence[Union[bytes, str]], None] = None,
         key_name: Optional[str] = None,
+        ca_pem_file: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]], None] = None,
+        ca_certs: Any = None,
+        intermediates: Any = None,
+        crls: Any = None,
         expect_config: Optional[SignatureConfiguration] = None,
     ) -> VerifyResult:
         """Verifies ``data`` (see :func:`vtdx.dsig.verify`)."""
         return verify(
-            data, x509_cert=x509_cert, key=key, hmac_key=hmac_key, key_name=key_name, expect_config=expect_config
+            data,
+            x509_cert=x509_cert,
+            key=key,
+            hmac_key=hmac_key,
+            key_name=key_name,
+            ca_pem_file=ca_pem_file,
+            ca_certs=ca_certs,
+            intermediates=intermediates,
+            crls=crls,
+            expect_config=expect_config,
         )
 
 
