@@ -53,6 +53,7 @@ mod load;
 mod model;
 mod restriction;
 mod schema;
+mod sfs;
 mod simple;
 mod validate;
 

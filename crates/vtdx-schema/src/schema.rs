@@ -126,6 +126,9 @@ impl SchemaBuilder {
     /// Loads, checks and compiles the schema set.
     pub fn build(self) -> Result<Schema, SchemaError> {
         let loaded = load::load(&self.sources, &LoadLimits { max_documents: self.limits.max_documents, parse: self.limits.parse.clone() })?;
+        for doc in &loaded.docs {
+            crate::sfs::check_document(doc, self.limits.max_depth)?;
+        }
         let mut b = Builder::new(&loaded.docs);
         b.max_depth = self.limits.max_depth;
         b.collect()?;

@@ -2,4 +2,5 @@
 
 mod datatypes;
 mod regex;
+mod schema_documents;
 mod structures;
