@@ -197,3 +197,34 @@ def test_bad_arguments():
         ds.verify(ORDER, ca_certs=b"not a certificate")
     with pytest.raises(FileNotFoundError):
         ds.verify(ORDER, ca_pem_file="/nonexistent/ca.pem")
+
+
+def test_zeep_plugin_accepts_responses_through_the_ca():
+    """A client that trusts ca2 accepts a response signed by any certificate ca2
+    issued, carried in the response's BinarySecurityToken; not with another anchor."""
+    pytest.importorskip("zeep")
+    from lxml import etree
+
+    import vtdx.dsig.zeep as wz
+
+    soap11 = "http://schemas.xmlsoap.org/soap/envelope/"
+    envelope = etree.fromstring(
+        f'<e:Envelope xmlns:e="{soap11}"><e:Body><p:Paid xmlns:p="urn:pay">7</p:Paid></e:Body></e:Envelope>'.encode()
+    )
+    server = wz.WsseSignature(key("rsa/rsa-4096-key.pem"), key("rsa/rsa-4096-cert.pem"), verify_response=False)
+    response, _ = server.apply(envelope, {})
+    client_key = (key("rsa/rsa-2048-key.pem"), key("rsa/rsa-2048-cert.pem"))
+    trusting = wz.WsseSignature(*client_key, ca_certs=key("ca2cert.pem"))
+    r = trusting.verify(etree.fromstring(etree.tostring(response)))
+    assert r is not None and r.covers_payload and r.timestamp_signed
+    # the client's own certificate is not the default key once anchors are given,
+    # and the root alone does not make a chain
+    other = wz.WsseSignature(*client_key, ca_pem_file=str(key_path("cacert.pem")))
+    with pytest.raises(wz.SignatureVerificationFailed) as e:
+        other.verify(etree.fromstring(etree.tostring(response)))
+    assert e.value.kind == "untrusted_certificate"
+    # without anchors, zeep's default: only the client's own certificate
+    plain = wz.WsseSignature(*client_key)
+    with pytest.raises(wz.SignatureVerificationFailed) as e:
+        plain.verify(etree.fromstring(etree.tostring(response)))
+    assert e.value.kind == "untrusted_key"

@@ -52,6 +52,7 @@ from . import (
     VerifyResult,
     _AlgArg,
     _make_signer,
+    _trust,
     _verify_keys,
 )
 
@@ -190,6 +191,11 @@ class WsseSignature:
     * ``verify_cert``: the certificate(s) the responses must be signed with
       (default: ``cert``, as zeep's plugins do); ``None`` and ``verify_response=False``
       leave responses unchecked;
+    * ``ca_pem_file`` / ``ca_certs`` (with ``intermediates``, ``crls``): trust
+      anchors, as in :func:`vtdx.dsig.verify`: a response signed with the
+      certificate its BinarySecurityToken carries is accepted once that
+      certificate's chain to an anchor validates (``verify_cert`` then defaults to
+      none, and may still name certificates trusted as they are);
     * ``signature_method``, ``digest_method``: algorithms (see
       :func:`vtdx.dsig.sign`; defaults: the key's method, SHA-256);
     * ``sign_xpaths``: further elements of the request to sign (XPath 1.0);
@@ -221,6 +227,10 @@ class WsseSignature:
         *,
         verify_cert: Any = None,
         verify_response: bool = True,
+        ca_pem_file: Any = None,
+        ca_certs: Any = None,
+        intermediates: Any = None,
+        crls: Any = None,
         sign_xpaths: Sequence[str] = (),
         ttl: Union[float, _dt.timedelta, None] = 300.0,
         require_timestamp: bool = True,
@@ -272,12 +282,15 @@ class WsseSignature:
         if expect_config is None:
             expect_config = SignatureConfiguration(require_payload=True, require_timestamp=require_timestamp)
         self.expect_config = expect_config
-        peer = verify_cert if verify_cert is not None else cert
+        trust = _trust(ca_pem_file, ca_certs, intermediates, crls)
+        peer = verify_cert if verify_cert is not None else (cert if trust is None else None)
         if self.encryption is not None and encrypt_before_signing:
             # encrypt-then-sign: the Security header's EncryptedKey is processed here, right after verification
             expect_config = dataclasses.replace(expect_config, decrypts_after=True)
         self._verifier = (
-            expect_config.verifier(_verify_keys(peer, None, None, None)) if verify_response and peer is not None else None
+            expect_config.verifier(_verify_keys(peer, None, None, None), trust)
+            if verify_response and (peer is not None or trust is not None)
+            else None
         )
         self.last_result: Optional[VerifyResult] = None
 
