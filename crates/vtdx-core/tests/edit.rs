@@ -594,6 +594,43 @@ fn set_attribute_checks_the_name() {
 }
 
 #[test]
+fn a_declaration_added_binds_the_attributes_added_after_it() {
+    // Namespaces in XML 1.0 §6.1: a declaration's scope is the element it is on,
+    // its own attributes included
+    let src = "<a xmlns:p='urn:p' p:x='1'><b/><c q='2'/></a>";
+    let out = edited_wf(src, |doc, ed| {
+        let b = kid(r(doc), 0);
+        ed.set_attribute(b, "xmlns:w", "urn:w").unwrap();
+        ed.set_attribute(b, "w:Id", "i1").unwrap();
+        // a prefix already bound is rebound for this element's new attributes
+        let c = kid(r(doc), 1);
+        ed.set_attribute(c, "xmlns:p", "urn:other").unwrap();
+        ed.set_attribute(c, "p:x", "3").unwrap();
+    });
+    assert_eq!(out, "<a xmlns:p='urn:p' p:x='1'><b xmlns:w=\"urn:w\" w:Id=\"i1\"/><c q='2' xmlns:p=\"urn:other\" p:x=\"3\"/></a>");
+    let doc = Document::parse(out.as_bytes()).unwrap();
+    let b = kid(r(&doc), 0);
+    let id = b.attributes().find(|a| a.local_name() == "Id").unwrap();
+    assert_eq!(id.namespace_uri(), Some("urn:w"));
+    let doc = Document::parse(src.as_bytes()).unwrap();
+    let mut ed = Editor::new(&doc);
+    // before the declaration, on another element, or after it was replaced: not bound
+    let (b, c) = (kid(r(&doc), 0), kid(r(&doc), 1));
+    assert!(matches!(ed.set_attribute(b, "w:Id", "1"), Err(EditError::UndeclaredPrefix(p)) if p == "w"));
+    ed.set_attribute(b, "xmlns:w", "urn:w").unwrap();
+    assert!(matches!(ed.set_attribute(c, "w:Id", "1"), Err(EditError::UndeclaredPrefix(p)) if p == "w"));
+    // uniqueness is by expanded name (Namespaces in XML 1.0 §6.3): `w:x` and `v:x` with
+    // both prefixes bound to one namespace on the same element collide
+    ed.set_attribute(b, "w:x", "1").unwrap();
+    ed.set_attribute(b, "xmlns:v", "urn:w").unwrap();
+    assert!(matches!(ed.set_attribute(b, "v:x", "2"), Err(EditError::DuplicateAttribute(n)) if n == "v:x"));
+    // an added declaration also rebinds the element's own attributes when checking
+    let a = r(&doc);
+    ed.set_attribute(a, "xmlns:q", "urn:p").unwrap();
+    assert!(matches!(ed.set_attribute(a, "q:x", "2"), Err(EditError::DuplicateAttribute(n)) if n == "q:x"));
+}
+
+#[test]
 fn replace_each_kind() {
     for (i, raw) in RAW.iter().enumerate() {
         let out = edited_wf(DOC, |doc, ed| ed.replace(kid(r(doc), i), "<n>1</n>").unwrap());

@@ -10,9 +10,8 @@
 //!    placeholder `DigestValue`s and `SignatureValue` (random base64 tokens),
 //!    the `wsu:Id`/`Id` attributes the References need, the Security header —
 //!    and the result is parsed again. (When a `wsu:Id` must go on an element
-//!    where no prefix is bound to the `wsu` namespace, a first pass adds the
-//!    declaration: the Editor checks a new attribute's prefix against the
-//!    document as parsed.)
+//!    where no prefix is bound to the `wsu` namespace, the declaration is added
+//!    to it in the same pass.)
 //! 2. Each Reference of the new Signature is dereferenced in that document
 //!    and run through the verifier's own transform code, the canonical bytes
 //!    streamed into the digest.
@@ -497,26 +496,6 @@ impl Signer {
     }
 
     fn run(&self, doc: &Document<'_>, mode: Mode) -> Result<Vec<u8>, Error> {
-        // a `wsu:Id` on an element where no prefix is bound to wsu needs the declaration first
-        if let Mode::Wss(_, extra) = &mode {
-            let all = if extra.is_empty() { Vec::new() } else { elements(doc) };
-            let soap = wss_parts(doc)?;
-            let mut needs: Vec<Node<'_>> = Vec::new();
-            for e in std::iter::once(soap.body).chain(extra.iter().map(|&i| all[i])) {
-                if existing_id(e).is_none() && wsu_prefix(e).is_none() && !needs.contains(&e) {
-                    needs.push(e);
-                }
-            }
-            if !needs.is_empty() {
-                let mut ed = Editor::new(doc);
-                for e in needs {
-                    let p = if e.lookup_namespace("wsu").is_none() { "xmlns:wsu" } else { "xmlns:vtdxwsu" };
-                    ed.set_attribute(e, p, WSU_NS).map_err(edit_err)?;
-                }
-                let doc2 = ed.into_document().map_err(edit_err)?;
-                return self.place(&doc2, &mode);
-            }
-        }
         self.place(doc, &mode)
     }
 
@@ -559,7 +538,7 @@ impl Signer {
             }
             Mode::Wss(opts, extra) => {
                 let soap = wss_parts(doc)?;
-                let body_id = id_for(&mut ed, soap.body, true)?;
+                let body_id = wss_id_for(&mut ed, soap.body)?;
                 // at most one Timestamp per header: one already there is signed as it is
                 let ts_id = match soap.timestamp {
                     Some(ts) => id_for(&mut ed, ts, true)?,
@@ -575,7 +554,7 @@ impl Signer {
                     if e == soap.body {
                         continue;
                     }
-                    let id = id_for(&mut ed, e, true)?;
+                    let id = wss_id_for(&mut ed, e)?;
                     refs.push(RefSpec::new(format!("#{id}"), ancestor_or_self(e, sec_parent)));
                 }
                 let now = opts.now.unwrap_or_else(SystemTime::now);
@@ -727,6 +706,27 @@ fn id_for<'d>(ed: &mut Editor<'d>, e: Node<'d>, wsu: bool) -> Result<String, Err
         _ => "Id".to_string(),
     };
     ed.set_attribute(e, &qname, &id).map_err(edit_err)?;
+    Ok(id)
+}
+
+/// The ID of `e` for a WS-Security Reference: its own, else a new `wsu:Id`,
+/// with a declaration of the wsu namespace on `e` when no prefix is bound to it
+/// there (`wsu`, or `vtdxwsu` when `wsu` means something else), added in the
+/// same Editor pass.
+fn wss_id_for<'d>(ed: &mut Editor<'d>, e: Node<'d>) -> Result<String, Error> {
+    if let Some(id) = existing_id(e) {
+        return Ok(id);
+    }
+    let prefix = match wsu_prefix(e) {
+        Some(p) => p,
+        None => {
+            let p = if e.lookup_namespace("wsu").is_none() { "wsu" } else { "vtdxwsu" };
+            ed.set_attribute(e, &format!("xmlns:{p}"), WSU_NS).map_err(edit_err)?;
+            p.to_string()
+        }
+    };
+    let id = format!("id-{}", random_hex(16));
+    ed.set_attribute(e, &format!("{prefix}:Id"), &id).map_err(edit_err)?;
     Ok(id)
 }
 

@@ -200,6 +200,9 @@ pub struct Editor<'d> {
     attr_removed: HashSet<usize>,
     /// Attributes added by `set_attribute`: (element start, name, edit index).
     attr_added: Vec<(usize, String, usize)>,
+    /// The `xmlns:p` among them: (element start, prefix, namespace name, edit index).
+    /// They bind `p` for the element's other new attributes.
+    ns_added: Vec<(usize, String, String, usize)>,
     live: usize,
 }
 
@@ -218,6 +221,7 @@ impl<'d> Editor<'d> {
             attr_renamed: HashMap::new(),
             attr_removed: HashSet::new(),
             attr_added: Vec::new(),
+            ns_added: Vec::new(),
             live: 0,
         }
     }
@@ -263,6 +267,7 @@ impl<'d> Editor<'d> {
         self.attr_renamed.clear();
         self.attr_removed.clear();
         self.attr_added.clear();
+        self.ns_added.clear();
         self.live = 0;
     }
 
@@ -494,13 +499,25 @@ impl<'d> Editor<'d> {
     }
 
     /// The expanded name `qname` would have on `element` (attributes: no default namespace).
-    fn expanded<'a>(&self, element: Node<'d>, qname: &'a str) -> Option<(Option<&'d str>, &'a str)> {
+    fn expanded<'s, 'a>(&'s self, element: Node<'d>, qname: &'a str) -> Option<(Option<&'s str>, &'a str)> {
         if !self.doc.options().namespaces || qname == "xmlns" || qname.starts_with("xmlns:") {
             return None;
         }
         match qname.split_once(':') {
-            Some((p, l)) => Some((element.lookup_namespace(p), l)),
+            Some((p, l)) => Some((self.lookup_namespace(element, p), l)),
             None => Some((None, qname)),
+        }
+    }
+
+    /// The namespace `prefix` is bound to at `element`: a declaration this editor
+    /// added to the element (`set_attribute(e, "xmlns:p", uri)`) first, else the
+    /// document's.
+    fn lookup_namespace<'s>(&'s self, element: Node<'d>, prefix: &str) -> Option<&'s str> {
+        let e_start = element.range().start;
+        let added = self.ns_added.iter().find(|(es, p, _, i)| *es == e_start && p == prefix && !self.edits[*i].dead);
+        match added {
+            Some((_, _, uri, _)) => Some(uri.as_str()),
+            None => element.lookup_namespace(prefix),
         }
     }
 
@@ -538,7 +555,9 @@ impl<'d> Editor<'d> {
     /// Sets an attribute on an element: replaces the value if the attribute is
     /// there, else adds ` qname="value"` at the end of the start tag. The value is
     /// escaped for an attribute in double quotes. Setting one new attribute twice
-    /// keeps the last value.
+    /// keeps the last value. A namespace declaration added this way
+    /// (`xmlns:p`) binds `p` for the attributes added to the same element after it,
+    /// so `xmlns:wsu` then `wsu:Id` can be added in one pass.
     pub fn set_attribute(&mut self, element: Node<'d>, qname: &str, value: &str) -> Result<(), EditError> {
         check_chars(value)?;
         if self.doc.options().namespaces {
@@ -576,6 +595,9 @@ impl<'d> Editor<'d> {
         v.push(b'"');
         let i = self.insert(p, &v, Slot::Attr, Lv::Markup(element), Ctx::InTag);
         self.attr_added.push((e_start, qname.to_string(), i));
+        if let Some(prefix) = qname.strip_prefix("xmlns:") {
+            self.ns_added.push((e_start, prefix.to_string(), value.to_string(), i));
+        }
         Ok(())
     }
 
@@ -590,7 +612,8 @@ impl<'d> Editor<'d> {
         match parts.as_slice() {
             [_] => Ok(()),
             [p, l] if !p.is_empty() && !l.is_empty() && crate::chars::is_name(l.as_bytes()) => {
-                if *p == "xml" || (attribute && *p == "xmlns") || context.lookup_namespace(p).is_some() {
+                let bound = if attribute { self.lookup_namespace(context, p) } else { context.lookup_namespace(p) };
+                if *p == "xml" || (attribute && *p == "xmlns") || bound.is_some() {
                     Ok(())
                 } else {
                     Err(EditError::UndeclaredPrefix(p.to_string()))
