@@ -6,7 +6,8 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use vtdx_core::{Document, Node, NodeKind};
+use vtdx_core::tape::{RecordId, RecordKind, Tape};
+use vtdx_core::{Document, Node, NodeKind, Sym};
 
 use crate::automaton::{element_matches, Automaton, Matched};
 use crate::datatypes::{NsResolver, Value};
@@ -70,6 +71,11 @@ pub(crate) struct Validator<'s, 'd> {
     s: &'s Schema,
     c: &'s crate::build::Components,
     doc: &'d Document<'d>,
+    tape: Tape<'d>,
+    text: &'d [u8],
+    /// No DTD: a written attribute's value is its bytes unless they hold a reference
+    /// or a white-space character other than space.
+    plain_attrs: bool,
     opts: &'s ValidateOptions,
     errors: Vec<ValidationError>,
     truncated: bool,
@@ -77,6 +83,8 @@ pub(crate) struct Validator<'s, 'd> {
     keep_typed: bool,
     /// Per document symbol: (namespace index, name id), filled lazily.
     syms: Vec<(NsIdx, NameId)>,
+    /// Per document symbol: the length of its qualified name, filled with `syms`.
+    qlens: Vec<u32>,
     ids: HashMap<String, u32>,
     idrefs: Vec<(String, u32)>,
     depth: usize,
@@ -84,8 +92,37 @@ pub(crate) struct Validator<'s, 'd> {
 
 const UNSET: (NsIdx, NameId) = (u32::MAX - 1, u32::MAX - 1);
 
+/// What one pass over an element's attribute records finds.
+#[derive(Clone, Copy)]
+struct Tag {
+    /// Just past the attribute records: the first child record, or the element's *next*.
+    after_attrs: RecordId,
+    /// Has attributes (written or defaulted; namespace declarations aside).
+    attrs: bool,
+    /// Has an attribute in the xsi namespace.
+    xsi: bool,
+    /// The last attribute or namespace declaration written in the start tag.
+    last_written: Option<RecordId>,
+}
+
+#[inline]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
 fn is_xml_ws(s: &[u8]) -> bool {
-    s.iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+    // indentation is mostly a line end and a run of spaces: spaces eight at a time
+    let mut i = 0;
+    while i < s.len() {
+        if s.len() - i >= 8 && s[i..i + 8] == *b"        " {
+            i += 8;
+        } else if is_ws(s[i]) {
+            i += 1;
+        } else {
+            return false;
+        }
+    }
+    true
 }
 
 impl<'s, 'd> Validator<'s, 'd> {
@@ -94,12 +131,16 @@ impl<'s, 'd> Validator<'s, 'd> {
             s,
             c: &s.c,
             doc,
+            tape: Tape::of(doc),
+            text: doc.text(),
+            plain_attrs: doc.dtd().is_none(),
             opts,
             errors: Vec::new(),
             truncated: false,
             typed: HashMap::new(),
             keep_typed: opts.typed_values || !s.c.ics.is_empty(),
             syms: vec![UNSET; doc.names().sym_count()],
+            qlens: vec![0; doc.names().sym_count()],
             ids: HashMap::new(),
             idrefs: Vec::new(),
             depth: 0,
@@ -109,14 +150,16 @@ impl<'s, 'd> Validator<'s, 'd> {
     pub(crate) fn run(mut self) -> Validation<'d> {
         let root = self.doc.root_element();
         let (_, name) = self.name_of(root);
+        let rr = root.record().unwrap_or(0);
         match self.c.global_elements.get(&name) {
             Some(&e) => {
-                self.element(root, e);
+                self.element(rr, e);
             }
             None => {
                 if let Some(t) = self.xsi_type_of(root) {
                     if let Some(t) = t {
-                        self.typed_element(root, t, None, false);
+                        let tag = self.tag(rr);
+                        self.typed_element(rr, tag, t, None, false);
                     }
                 } else {
                     self.error(root, K::Content, format!("no declaration for the root element <{}> (cvc-elt.1)", root.name()));
@@ -138,6 +181,12 @@ impl<'s, 'd> Validator<'s, 'd> {
     #[inline]
     fn name_of(&mut self, n: Node<'d>) -> (NsIdx, NameId) {
         let Some(sym) = n.sym() else { return (0, NAME_UNKNOWN) };
+        self.sym_name(sym)
+    }
+
+    /// The schema's (namespace, name) of a document symbol, looked up once per symbol.
+    #[inline]
+    fn sym_name(&mut self, sym: Sym) -> (NsIdx, NameId) {
         let i = sym.index();
         if let Some(v) = self.syms.get(i) {
             if *v != UNSET {
@@ -149,8 +198,10 @@ impl<'s, 'd> Validator<'s, 'd> {
         let id = self.c.names.find(ns, names.local(sym));
         if i >= self.syms.len() {
             self.syms.resize(i + 1, UNSET);
+            self.qlens.resize(i + 1, 0);
         }
         self.syms[i] = (ns, id);
+        self.qlens[i] = names.qname_len(sym) as u32;
         (ns, id)
     }
 
@@ -230,43 +281,43 @@ impl<'s, 'd> Validator<'s, 'd> {
         None
     }
 
-    fn element(&mut self, n: Node<'d>, e: ElemId) -> Option<Vec<(IcId, Table)>> {
+    fn element(&mut self, r: u32, e: ElemId) -> Option<Vec<(IcId, Table)>> {
         if self.stopped() {
             return None;
         }
-        let decl = &self.c.elements[e as usize];
+        let c = self.c;
+        let decl = &c.elements[e as usize];
         if decl.abstract_ {
+            let n = self.node(r);
             self.error(n, K::Type, format!("element <{}> is abstract; use a member of its substitution group (cvc-elt.2)", n.name()));
         }
         let mut ty = decl.type_;
-        if let Some(Some(t)) = self.xsi_type_of(n) {
-            {
-                {
-                    let blocked = (decl.block | self.c.types[decl.type_ as usize].block) & (deriv::EXTENSION | deriv::RESTRICTION);
-                    if !crate::build::derives(&self.c.types, t, decl.type_, blocked) || !self.no_blocked_on_path(t, decl.type_) {
-                        self.error(
-                            n,
-                            K::Type,
-                            format!(
-                                "xsi:type {} is not validly derived from {} (or the derivation is blocked) (cvc-elt.4.3)",
-                                self.tname(t),
-                                self.tname(decl.type_)
-                            ),
-                        );
-                    } else {
-                        ty = t;
-                    }
+        let tag = self.tag(r);
+        if tag.xsi {
+            let n = self.node(r);
+            if let Some(Some(t)) = self.xsi_type_of(n) {
+                let blocked = (decl.block | self.c.types[decl.type_ as usize].block) & (deriv::EXTENSION | deriv::RESTRICTION);
+                if !crate::build::derives(&self.c.types, t, decl.type_, blocked) || !self.no_blocked_on_path(t, decl.type_) {
+                    self.error(
+                        n,
+                        K::Type,
+                        format!(
+                            "xsi:type {} is not validly derived from {} (or the derivation is blocked) (cvc-elt.4.3)",
+                            self.tname(t),
+                            self.tname(decl.type_)
+                        ),
+                    );
+                } else {
+                    ty = t;
                 }
             }
         }
-        let vc = decl.vc.clone();
-        let nillable = decl.nillable;
-        let ics = decl.ics.clone();
-        let tables = self.typed_element(n, ty, vc.as_ref(), nillable);
-        if ics.is_empty() && tables.is_empty() {
+        let tables = self.typed_element(r, tag, ty, decl.vc.as_ref(), decl.nillable);
+        if decl.ics.is_empty() && tables.is_empty() {
             return None;
         }
-        Some(self.identity(n, &ics, tables))
+        let n = self.node(r);
+        Some(self.identity(n, &decl.ics, tables))
     }
 
     /// The `block` of every type on the derivation path from `t` to `base` (cvc-elt.4.3:
@@ -290,38 +341,45 @@ impl<'s, 'd> Validator<'s, 'd> {
         true
     }
 
-    /// Validates `n` against type `ty`; returns the key tables bubbling up from its subtree.
-    fn typed_element(&mut self, n: Node<'d>, ty: TypeId, vc: Option<&ValueConstraint>, nillable: bool) -> Vec<(IcId, Table)> {
+    /// Validates element record `r` against type `ty`; returns the key tables bubbling up
+    /// from its subtree. `tag`: what its attribute records say.
+    fn typed_element(&mut self, r: u32, tag: Tag, ty: TypeId, vc: Option<&'s ValueConstraint>, nillable: bool) -> Vec<(IcId, Table)> {
         self.depth += 1;
         if self.depth > self.opts.max_depth {
+            let n = self.node(r);
             self.error(n, K::Limit, format!("limit exceeded: elements nested deeper than {}", self.opts.max_depth));
             self.depth -= 1;
             return Vec::new();
         }
-        let td = &self.c.types[ty as usize];
+        let c = self.c;
+        let td = &c.types[ty as usize];
         if td.abstract_ {
+            let n = self.node(r);
             self.error(n, K::Type, format!("type {} is abstract; name a derived type with xsi:type (cvc-type.2)", self.tname(ty)));
         }
         // xsi:nil
         let mut nilled = false;
-        for a in n.attributes() {
-            let (ns, id) = self.name_of(a);
-            if ns == self.c.xsi_ns && id == self.c.xsi_nil {
-                let v = a.value();
-                let b = match v.trim() {
-                    "true" | "1" => true,
-                    "false" | "0" => false,
-                    other => {
-                        self.error(a, K::Value, format!("xsi:nil must be a boolean; found {other:?}"));
-                        false
-                    }
-                };
-                if !nillable {
-                    self.error(a, K::Type, format!("element <{}> is not nillable (cvc-elt.3.1)", n.name()));
-                } else if b {
-                    nilled = true;
-                    if vc.is_some_and(|v| v.fixed) {
-                        self.error(a, K::Type, format!("element <{}> has a fixed value and cannot be nil (cvc-elt.3.2.2)", n.name()));
+        if tag.xsi {
+            let n = self.node(r);
+            for a in n.attributes() {
+                let (ns, id) = self.name_of(a);
+                if ns == self.c.xsi_ns && id == self.c.xsi_nil {
+                    let v = a.value();
+                    let b = match v.trim() {
+                        "true" | "1" => true,
+                        "false" | "0" => false,
+                        other => {
+                            self.error(a, K::Value, format!("xsi:nil must be a boolean; found {other:?}"));
+                            false
+                        }
+                    };
+                    if !nillable {
+                        self.error(a, K::Type, format!("element <{}> is not nillable (cvc-elt.3.1)", n.name()));
+                    } else if b {
+                        nilled = true;
+                        if vc.is_some_and(|v| v.fixed) {
+                            self.error(a, K::Type, format!("element <{}> has a fixed value and cannot be nil (cvc-elt.3.2.2)", n.name()));
+                        }
                     }
                 }
             }
@@ -329,39 +387,55 @@ impl<'s, 'd> Validator<'s, 'd> {
         let mut tables = Vec::new();
         match &td.body {
             TypeBody::Simple(_) => {
-                self.attributes_simple(n);
+                if tag.attrs {
+                    self.attributes_simple(r);
+                }
                 if nilled {
-                    self.nil_content(n);
+                    self.nil_content(self.node(r));
                 } else {
-                    self.simple_content(n, ty, vc);
+                    self.simple_content(r, tag, ty, vc);
                 }
             }
             TypeBody::Complex(cd) => {
-                self.attributes(n, cd);
+                self.attributes(r, tag, cd);
                 if nilled {
-                    self.nil_content(n);
+                    self.nil_content(self.node(r));
                 } else {
                     match &cd.content {
                         Content::Empty => {
-                            for ch in n.children() {
-                                match ch.kind() {
-                                    NodeKind::Element => {
-                                        self.error(
-                                            ch,
-                                            K::Content,
-                                            format!("element <{}> must be empty; found <{}> (cvc-complex-type.2.1)", n.name(), ch.name()),
-                                        );
-                                        break;
+                            let nothing = tag.after_attrs >= self.tape.next(RecordId::new(r)) && {
+                                let (cs, ce) = self.content_bounds(r, tag);
+                                cs >= ce
+                            };
+                            let n = self.node(r);
+                            if !nothing {
+                                for ch in n.children() {
+                                    match ch.kind() {
+                                        NodeKind::Element => {
+                                            self.error(
+                                                ch,
+                                                K::Content,
+                                                format!(
+                                                    "element <{}> must be empty; found <{}> (cvc-complex-type.2.1)",
+                                                    n.name(),
+                                                    ch.name()
+                                                ),
+                                            );
+                                            break;
+                                        }
+                                        NodeKind::Text | NodeKind::CData => {
+                                            self.error(
+                                                ch,
+                                                K::Content,
+                                                format!(
+                                                    "element <{}> must be empty; found character data (cvc-complex-type.2.1)",
+                                                    n.name()
+                                                ),
+                                            );
+                                            break;
+                                        }
+                                        _ => {}
                                     }
-                                    NodeKind::Text | NodeKind::CData => {
-                                        self.error(
-                                            ch,
-                                            K::Content,
-                                            format!("element <{}> must be empty; found character data (cvc-complex-type.2.1)", n.name()),
-                                        );
-                                        break;
-                                    }
-                                    _ => {}
                                 }
                             }
                             if let Some(v) = vc.filter(|v| v.fixed) {
@@ -371,12 +445,12 @@ impl<'s, 'd> Validator<'s, 'd> {
                             }
                         }
                         Content::Simple(st) => {
-                            self.simple_content(n, *st, vc);
+                            self.simple_content(r, tag, *st, vc);
                         }
                         Content::Elements { mixed, automaton, .. } => {
-                            tables = self.element_content(n, *automaton, *mixed);
+                            tables = self.element_content(r, tag, *automaton, *mixed);
                             if let Some(v) = vc {
-                                self.mixed_value(n, v);
+                                self.mixed_value(self.node(r), v);
                             }
                         }
                     }
@@ -386,6 +460,137 @@ impl<'s, 'd> Validator<'s, 'd> {
         }
         self.depth -= 1;
         tables
+    }
+
+    // ---- the tape and the bytes ------------------------------------------------------
+
+    /// The node of element record `r` (for messages, and the general paths).
+    #[inline]
+    fn node(&self, r: u32) -> Node<'d> {
+        self.doc.node_at_record(r).expect("an element record")
+    }
+
+    /// The node of attribute record `a` of element record `e`.
+    fn attr_node(&self, e: u32, a: RecordId) -> Node<'d> {
+        self.node(e).attributes().find(|x| x.record() == Some(a.word())).expect("an attribute record of the element")
+    }
+
+    /// One pass over the attribute records of element `r`.
+    #[inline]
+    fn tag(&mut self, r: u32) -> Tag {
+        let tape = self.tape;
+        let e = RecordId::new(r);
+        let end = tape.next(e);
+        let mut a = tape.attributes_start(e);
+        let mut tag = Tag { after_attrs: a, attrs: false, xsi: false, last_written: None };
+        while a < end {
+            match tape.kind(a) {
+                RecordKind::Attribute => {
+                    tag.attrs = true;
+                    tag.last_written = Some(a);
+                    tag.xsi |= self.sym_name(tape.symbol(a)).0 == self.c.xsi_ns;
+                }
+                RecordKind::AttributeDefault => {
+                    tag.attrs = true;
+                    tag.xsi |= self.sym_name(tape.symbol(a)).0 == self.c.xsi_ns;
+                }
+                RecordKind::NsDecl => tag.last_written = Some(a),
+                RecordKind::NsDeclDefault => {}
+                _ => break,
+            }
+            a = tape.next_attribute(a);
+        }
+        tag.after_attrs = a;
+        tag
+    }
+
+    /// The length of a symbol's qualified name (cached once [`Validator::sym_name`] has
+    /// seen it).
+    #[inline]
+    fn qlen(&self, sym: Sym) -> usize {
+        match self.qlens.get(sym.index()) {
+            Some(&n) if n != 0 => n as usize,
+            _ => self.doc.names().qname_len(sym),
+        }
+    }
+
+    /// The raw value range (between the quotes) of a written attribute record.
+    #[inline]
+    fn attr_value_range(&self, a: RecordId) -> (usize, usize) {
+        let t = self.text;
+        let mut p = self.tape.start(a) + self.qlen(self.tape.symbol(a));
+        // the usual `name="value"`
+        if let (Some(b'='), Some(&q @ (b'"' | b'\''))) = (t.get(p), t.get(p + 1)) {
+            let vs = p + 2;
+            let ve = t[vs..].iter().position(|&b| b == q).map_or(t.len(), |i| vs + i);
+            return (vs, ve);
+        }
+        while t.get(p).is_some_and(|&b| is_ws(b)) {
+            p += 1;
+        }
+        // at `=`
+        p += 1;
+        while t.get(p).is_some_and(|&b| is_ws(b)) {
+            p += 1;
+        }
+        let Some(&q) = t.get(p) else { return (t.len(), t.len()) };
+        let vs = p + 1;
+        let ve = t[vs..].iter().position(|&b| b == q).map_or(t.len(), |i| vs + i);
+        (vs, ve)
+    }
+
+    /// The byte offset just past the start tag of element `r`.
+    #[inline]
+    fn start_tag_end(&self, r: u32, tag: Tag) -> usize {
+        let t = self.text;
+        let tape = self.tape;
+        let e = RecordId::new(r);
+        let mut p = match tag.last_written {
+            Some(a) => self.attr_value_range(a).1 + 1,
+            None => tape.start(e) + 1 + self.qlen(tape.symbol(e)),
+        };
+        while t.get(p).is_some_and(|&b| is_ws(b)) {
+            p += 1;
+        }
+        if t.get(p) == Some(&b'/') {
+            p + 2
+        } else {
+            p + 1
+        }
+    }
+
+    /// The content of element `r` as a byte range: from the end of its start tag to the
+    /// `<` of its end tag (empty for `<a/>`).
+    fn content_bounds(&self, r: u32, tag: Tag) -> (usize, usize) {
+        let t = self.text;
+        let e = RecordId::new(r);
+        let end = self.tape.element_end(e);
+        let cs = self.start_tag_end(r, tag);
+        if cs >= end {
+            return (end, end);
+        }
+        // `</qname S? >`: back over the `>`, any white space and the name
+        let mut p = end - 1;
+        while p > cs && is_ws(t[p - 1]) {
+            p -= 1;
+        }
+        let s = p.saturating_sub(self.qlen(self.tape.symbol(e)) + 2);
+        if s >= cs && t.get(s..s + 2) == Some(b"</") {
+            return (cs, s);
+        }
+        match self.node(r).content_range() {
+            Some(c) => (c.start, c.end),
+            None => (cs, cs),
+        }
+    }
+
+    /// The text of an element without child records when its bytes are its value as
+    /// written: no reference, no CR.
+    #[inline]
+    fn plain_leaf_text(&self, r: u32, tag: Tag) -> Option<&'d [u8]> {
+        let (cs, ce) = self.content_bounds(r, tag);
+        let b = &self.text[cs..ce];
+        (!b.iter().any(|&c| c == b'&' || c == b'\r')).then_some(b)
     }
 
     fn nil_content(&mut self, n: Node<'d>) {
@@ -429,7 +634,37 @@ impl<'s, 'd> Validator<'s, 'd> {
         Some(s.unwrap_or(Cow::Borrowed("")))
     }
 
-    fn simple_content(&mut self, n: Node<'d>, st: TypeId, vc: Option<&ValueConstraint>) {
+    /// Simple content of element record `r`: the short path on the bytes as written when
+    /// nothing but the check is wanted, else (or when the short path does not know) the
+    /// general one.
+    fn simple_content(&mut self, r: u32, tag: Tag, st: TypeId, vc: Option<&ValueConstraint>) {
+        if !self.keep_typed && vc.is_none() && tag.after_attrs >= self.tape.next(RecordId::new(r)) {
+            if let Some(sd) = self.c.types[st as usize].simple() {
+                if sd.id_kind == IdKind::None {
+                    let fast = sd.st.fast();
+                    // any character data is a value of the type: references and line
+                    // ends need no decoding to say so
+                    if fast.accepts_anything() {
+                        return;
+                    }
+                    let raw = if fast.raw_safe() {
+                        let (cs, ce) = self.content_bounds(r, tag);
+                        Some(&self.text[cs..ce])
+                    } else {
+                        self.plain_leaf_text(r, tag)
+                    };
+                    if let Some(raw) = raw {
+                        if fast.accepts(raw) {
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+        self.simple_content_node(self.node(r), st, vc);
+    }
+
+    fn simple_content_node(&mut self, n: Node<'d>, st: TypeId, vc: Option<&ValueConstraint>) {
         let Some(text) = self.text_content(n) else { return };
         let Some(sd) = self.c.types[st as usize].simple() else { return };
         // An empty element takes its default (or fixed) value (cvc-elt.5.1.2).
@@ -532,31 +767,44 @@ impl<'s, 'd> Validator<'s, 'd> {
             && (id == self.c.xsi_type || id == self.c.xsi_nil || id == self.c.xsi_schema_location || id == self.c.xsi_no_ns_schema_location)
     }
 
-    fn attributes_simple(&mut self, n: Node<'d>) {
-        for a in n.attributes() {
-            let (ns, id) = self.name_of(a);
+    fn attributes_simple(&mut self, r: u32) {
+        let tape = self.tape;
+        for a in tape.attributes(RecordId::new(r)) {
+            if !matches!(tape.kind(a), RecordKind::Attribute | RecordKind::AttributeDefault) {
+                continue;
+            }
+            let (ns, id) = self.sym_name(tape.symbol(a));
             if !self.xsi_attr(ns, id) {
+                let (n, an) = (self.node(r), self.attr_node(r, a));
                 self.error(
-                    a,
+                    an,
                     K::Attribute,
-                    format!("attribute {} is not allowed: element <{}> has a simple type (cvc-type.3.1.1)", a.name(), n.name()),
+                    format!("attribute {} is not allowed: element <{}> has a simple type (cvc-type.3.1.1)", an.name(), n.name()),
                 );
             }
         }
     }
 
-    fn attributes(&mut self, n: Node<'d>, cd: &'s ComplexDef) {
+    fn attributes(&mut self, r: u32, tag: Tag, cd: &'s ComplexDef) {
+        if !tag.attrs && !cd.attrs.iter().any(|u| u.required) {
+            return;
+        }
         let mut seen = [0u64; 2];
         let mut seen_big: Vec<bool> = Vec::new();
         if cd.attrs.len() > 128 {
             seen_big = vec![false; cd.attrs.len()];
         }
-        for a in n.attributes() {
-            let (ns, id) = self.name_of(a);
+        let tape = self.tape;
+        let c = self.c;
+        for a in tape.attributes(RecordId::new(r)) {
+            if !matches!(tape.kind(a), RecordKind::Attribute | RecordKind::AttributeDefault) {
+                continue;
+            }
+            let (ns, id) = self.sym_name(tape.symbol(a));
             if self.xsi_attr(ns, id) {
                 continue;
             }
-            let found = if id == NAME_UNKNOWN { None } else { cd.attrs.iter().position(|u| self.c.attributes[u.decl as usize].name == id) };
+            let found = if id == NAME_UNKNOWN { None } else { cd.attrs.iter().position(|u| c.attributes[u.decl as usize].name == id) };
             match found {
                 Some(i) => {
                     if seen_big.is_empty() {
@@ -565,33 +813,35 @@ impl<'s, 'd> Validator<'s, 'd> {
                         seen_big[i] = true;
                     }
                     let u = &cd.attrs[i];
-                    let decl = &self.c.attributes[u.decl as usize];
+                    let decl = &c.attributes[u.decl as usize];
                     let vc = u.vc.as_ref().or(decl.vc.as_ref());
-                    self.attribute_value(n, a, decl.type_, vc);
+                    self.attribute_value(r, a, decl.type_, vc);
                 }
                 None => match &cd.attr_wildcard {
                     Some(w) if w.ns.allows(ns) => match w.process {
                         Process::Skip => {}
-                        p => match self.c.global_attributes.get(&id) {
+                        p => match c.global_attributes.get(&id) {
                             Some(&g) => {
-                                let decl = &self.c.attributes[g as usize];
-                                self.attribute_value(n, a, decl.type_, decl.vc.as_ref());
+                                let decl = &c.attributes[g as usize];
+                                self.attribute_value(r, a, decl.type_, decl.vc.as_ref());
                             }
                             None if p == Process::Strict => {
+                                let an = self.attr_node(r, a);
                                 self.error(
-                                    a,
+                                    an,
                                     K::Attribute,
-                                    format!("attribute {} has no global declaration (strict wildcard, cvc-wildcard)", a.name()),
+                                    format!("attribute {} has no global declaration (strict wildcard, cvc-wildcard)", an.name()),
                                 );
                             }
                             None => {}
                         },
                     },
                     _ => {
+                        let (n, an) = (self.node(r), self.attr_node(r, a));
                         self.error(
-                            a,
+                            an,
                             K::Attribute,
-                            format!("attribute {} is not allowed on element <{}> (cvc-complex-type.3.2)", a.name(), n.name()),
+                            format!("attribute {} is not allowed on element <{}> (cvc-complex-type.3.2)", an.name(), n.name()),
                         );
                     }
                 },
@@ -602,12 +852,29 @@ impl<'s, 'd> Validator<'s, 'd> {
             if u.required && !s {
                 let nm = self.c.attributes[u.decl as usize].name;
                 let shown = self.c.names.local(nm).to_string();
+                let n = self.node(r);
                 self.error(n, K::Attribute, format!("element <{}> is missing required attribute {shown} (cvc-complex-type.4)", n.name()));
             }
         }
     }
 
-    fn attribute_value(&mut self, n: Node<'d>, a: Node<'d>, t: TypeId, vc: Option<&ValueConstraint>) {
+    /// The value of attribute record `a` of element record `r`: the short path on the
+    /// bytes as written when nothing but the check is wanted, else the general one.
+    fn attribute_value(&mut self, r: u32, a: RecordId, t: TypeId, vc: Option<&ValueConstraint>) {
+        let Some(sd) = self.c.types[t as usize].simple() else { return };
+        if !self.keep_typed && vc.is_none() && sd.id_kind == IdKind::None && self.plain_attrs && self.tape.kind(a) == RecordKind::Attribute
+        {
+            let (vs, ve) = self.attr_value_range(a);
+            let raw = &self.text[vs..ve];
+            if !raw.iter().any(|&b| matches!(b, b'&' | b'\t' | b'\n' | b'\r')) && sd.st.fast().accepts(raw) {
+                return;
+            }
+        }
+        let (n, an) = (self.node(r), self.attr_node(r, a));
+        self.attribute_value_node(n, an, t, vc);
+    }
+
+    fn attribute_value_node(&mut self, n: Node<'d>, a: Node<'d>, t: TypeId, vc: Option<&ValueConstraint>) {
         let Some(sd) = self.c.types[t as usize].simple() else { return };
         let v = a.value();
         if !self.keep_typed && !vc.is_some_and(|f| f.fixed) {
@@ -693,24 +960,41 @@ impl<'s, 'd> Validator<'s, 'd> {
         }
     }
 
-    fn element_content(&mut self, n: Node<'d>, automaton: u32, mixed: bool) -> Vec<(IcId, Table)> {
+    /// Element-only or mixed content of element record `r`: its child records drive the
+    /// automaton by symbol; the text between them (element-only content) must be white
+    /// space, checked on the bytes.
+    fn element_content(&mut self, r: u32, tag: Tag, automaton: u32, mixed: bool) -> Vec<(IcId, Table)> {
         let aut: &'s Automaton = &self.s.automata[automaton as usize];
         let mut state = 0u32;
         let mut all_seen: Vec<bool> = match aut {
             Automaton::All(m) => vec![false; m.required.len()],
             _ => Vec::new(),
         };
-        let mut any_child = false;
         let mut tables: Vec<(IcId, Table)> = Vec::new();
-        let mut text_reported = false;
-        for ch in n.children() {
+        let mut text_reported = mixed;
+        let tape = self.tape;
+        let (mut ch, end) = (tag.after_attrs, tape.next(RecordId::new(r)));
+        // where the text before the next child record starts
+        let mut gap = if mixed { 0 } else { self.start_tag_end(r, tag) };
+        loop {
             if self.stopped() {
                 break;
             }
-            match ch.kind() {
-                NodeKind::Element => {
-                    any_child = true;
-                    let (ns, id) = self.name_of(ch);
+            if !text_reported {
+                let gap_end = if ch < end { tape.start(ch) } else { self.content_bounds(r, tag).1 };
+                if gap_end > gap && !is_xml_ws(&self.text[gap..gap_end]) {
+                    self.text_in_element_only(r, gap, &mut text_reported);
+                    if self.stopped() {
+                        break;
+                    }
+                }
+            }
+            if ch >= end {
+                break;
+            }
+            match tape.kind(ch) {
+                RecordKind::Element => {
+                    let (ns, id) = self.sym_name(tape.symbol(ch));
                     let step = match aut {
                         Automaton::Dfa { .. } => aut.step(state, id, ns),
                         Automaton::All(m) => match m.entries.binary_search_by_key(&id, |x| x.0) {
@@ -730,21 +1014,18 @@ impl<'s, 'd> Validator<'s, 'd> {
                         Some((next, m)) => {
                             state = next;
                             match m {
-                                Matched::Element(e) => self.element(ch, e),
-                                Matched::Wildcard(w) => self.wildcard_element(ch, w.process),
+                                Matched::Element(e) => self.element(ch.word(), e),
+                                Matched::Wildcard(w) => self.wildcard_element(self.node(ch.word()), w.process),
                             }
                         }
                         None => {
+                            let (n, c) = (self.node(r), self.node(ch.word()));
                             let exp = self.expected(aut, state, Some(&all_seen), n.name());
-                            self.error(
-                                ch,
-                                K::Content,
-                                format!("unexpected element <{}>: expected {exp} (cvc-complex-type.2.4)", ch.name()),
-                            );
+                            self.error(c, K::Content, format!("unexpected element <{}>: expected {exp} (cvc-complex-type.2.4)", c.name()));
                             // Go on with the element's own declaration, if it has one.
                             match self.c.global_elements.get(&id) {
-                                Some(&e) => self.element(ch, e),
-                                None => self.lax(ch),
+                                Some(&e) => self.element(ch.word(), e),
+                                None => self.lax(c),
                             }
                         }
                     };
@@ -752,14 +1033,13 @@ impl<'s, 'd> Validator<'s, 'd> {
                         merge_tables(&mut tables, t);
                     }
                 }
-                NodeKind::Text | NodeKind::CData if !mixed && !text_reported => {
-                    let raw = ch.raw();
-                    let ws =
-                        if ch.kind() == NodeKind::Text && !raw.contains(&b'&') { is_xml_ws(raw) } else { is_xml_ws(ch.value().as_bytes()) };
-                    if !ws {
+                RecordKind::Cdata if !text_reported => {
+                    let c = self.node(ch.word());
+                    if !is_xml_ws(c.value().as_bytes()) {
                         text_reported = true;
+                        let n = self.node(r);
                         self.error(
-                            ch,
+                            c,
                             K::Content,
                             format!("element <{}> has element-only content; found character data (cvc-complex-type.2.3)", n.name()),
                         );
@@ -767,8 +1047,9 @@ impl<'s, 'd> Validator<'s, 'd> {
                 }
                 _ => {}
             }
+            gap = tape.end_offset(ch);
+            ch = tape.subtree_end(ch);
         }
-        let _ = any_child;
         let complete = match aut {
             Automaton::Dfa { states, .. } => states[state as usize].final_,
             Automaton::All(m) => {
@@ -777,6 +1058,7 @@ impl<'s, 'd> Validator<'s, 'd> {
             }
         };
         if !complete && !self.stopped() {
+            let n = self.node(r);
             let exp = self.expected(aut, state, Some(&all_seen), n.name());
             let off = n.content_range().map_or(n.range().start, |r| r.end);
             self.error_at(
@@ -789,17 +1071,38 @@ impl<'s, 'd> Validator<'s, 'd> {
         tables
     }
 
+    /// Text that is not all white space in the bytes between two child records of
+    /// element-only element `r`, starting at `at`: the text node decides (a character
+    /// reference may stand for white space), as it always has.
+    #[cold]
+    fn text_in_element_only(&mut self, r: u32, at: usize, text_reported: &mut bool) {
+        let n = self.node(r);
+        let Some(t) = n.children().find(|c| c.kind() == NodeKind::Text && c.range().start == at) else { return };
+        let raw = t.raw();
+        let ws = if !raw.contains(&b'&') { is_xml_ws(raw) } else { is_xml_ws(t.value().as_bytes()) };
+        if !ws {
+            *text_reported = true;
+            self.error(
+                t,
+                K::Content,
+                format!("element <{}> has element-only content; found character data (cvc-complex-type.2.3)", n.name()),
+            );
+        }
+    }
+
     fn wildcard_element(&mut self, ch: Node<'d>, p: Process) -> Option<Vec<(IcId, Table)>> {
         match p {
             Process::Skip => None,
             _ => {
                 let (_, id) = self.name_of(ch);
+                let r = ch.record().unwrap_or(0);
                 if let Some(&e) = self.c.global_elements.get(&id) {
-                    return self.element(ch, e);
+                    return self.element(r, e);
                 }
                 if let Some(t) = self.xsi_type_of(ch) {
                     if let Some(t) = t {
-                        let tb = self.typed_element(ch, t, None, false);
+                        let tag = self.tag(r);
+                        let tb = self.typed_element(r, tag, t, None, false);
                         return (!tb.is_empty()).then_some(tb);
                     }
                     return None;
@@ -834,7 +1137,7 @@ impl<'s, 'd> Validator<'s, 'd> {
             }
             if let Some(&g) = self.c.global_attributes.get(&id) {
                 let decl = &self.c.attributes[g as usize];
-                self.attribute_value(n, a, decl.type_, decl.vc.as_ref());
+                self.attribute_value_node(n, a, decl.type_, decl.vc.as_ref());
             }
         }
         for ch in n.element_children() {
@@ -1076,4 +1379,113 @@ pub(crate) fn path_of(n: Node<'_>) -> String {
 #[allow(dead_code)]
 fn unused(c: &crate::build::Components, e: ElemId) -> usize {
     element_matches(c, e).len()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::schema::{Schema, ValidateOptions};
+    use vtdx_core::Document;
+
+    const XSD: &str = r#"<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema">
+  <xsd:element name="order">
+    <xsd:complexType>
+      <xsd:sequence>
+        <xsd:element name="item" maxOccurs="unbounded">
+          <xsd:complexType>
+            <xsd:sequence>
+              <xsd:element name="name" type="xsd:string"/>
+              <xsd:element name="qty" type="Qty"/>
+              <xsd:element name="price" type="xsd:decimal"/>
+              <xsd:element name="ok" type="xsd:boolean" minOccurs="0"/>
+              <xsd:element name="ship" type="xsd:date" minOccurs="0"/>
+              <xsd:element name="tok" type="xsd:NMTOKEN" minOccurs="0"/>
+            </xsd:sequence>
+            <xsd:attribute name="sku" type="Sku" use="required"/>
+          </xsd:complexType>
+        </xsd:element>
+      </xsd:sequence>
+    </xsd:complexType>
+  </xsd:element>
+  <xsd:simpleType name="Sku">
+    <xsd:restriction base="xsd:string"><xsd:pattern value="\d{3}-[A-Z]{2}"/></xsd:restriction>
+  </xsd:simpleType>
+  <xsd:simpleType name="Qty">
+    <xsd:union>
+      <xsd:simpleType>
+        <xsd:restriction base="xsd:positiveInteger"><xsd:maxExclusive value="100"/></xsd:restriction>
+      </xsd:simpleType>
+      <xsd:simpleType>
+        <xsd:restriction base="xsd:string"><xsd:length value="0"/></xsd:restriction>
+      </xsd:simpleType>
+    </xsd:union>
+  </xsd:simpleType>
+</xsd:schema>"#;
+
+    fn item(sku: &str, qty: &str, price: &str, rest: &str) -> String {
+        format!("<item {sku}>\n  <name>n &amp; m</name>\n  <qty>{qty}</qty>\n  <price>{price}</price>{rest}\n</item>\n")
+    }
+
+    /// What the validator says, as (line, column, message) triples.
+    fn errors(schema: &Schema, doc: &str, typed: bool) -> Vec<(u32, u32, String, String)> {
+        let d = Document::parse(doc.as_bytes()).unwrap();
+        let opts = ValidateOptions { typed_values: typed, ..Default::default() };
+        schema
+            .validate_with(&d, &opts)
+            .errors()
+            .iter()
+            .map(|e| (e.location.line, e.location.column, e.message.clone(), e.path.clone()))
+            .collect()
+    }
+
+    /// The short paths (values checked on the bytes, typed values off) and the general
+    /// path (typed values on: every value decoded and built) give the same errors, at
+    /// the same positions, on values around each short path's edges and on markup the
+    /// tape walk reads itself (attribute spacing, end tags with white space, comments,
+    /// CDATA, references, text between elements).
+    #[test]
+    fn short_paths_say_what_the_general_path_says() {
+        let schema = Schema::from_bytes("t.xsd", XSD.as_bytes()).unwrap();
+        let items = [
+            item("sku=\"343-ZZ\"", "12", "202.89", ""),
+            item("sku='343-ZZ'", "", " 1.5 ", "<ok>true</ok><ship>2002-09-27</ship><tok> a.b </tok>"),
+            item("sku = \"343-Z\"", "0", "1.5.", "<ok>yes</ok><ship>2002-13-01</ship><tok>a b</tok>"),
+            item("sku=\"12-AB\"", "100", "abc", "<ship>2002-02-29</ship>"),
+            item("sku=\"343-ZZ\"", "&#49;2", "<![CDATA[7]]>", "<ship>2000-02-29Z</ship>"),
+            item("sku=\"343-Z&#90;\"", " 99 ", "-.5", "<ship>2002-09-27+01:00</ship><!--c--><tok>x</tok >"),
+            item("sku=\"343-ZZ\"", "5", "1\r\n", "<ship >0000-01-01</ship\n>"),
+            "<item sku=\"343-ZZ\"><name/><qty/><price>1</price>text</item>\n".to_string(),
+            "<item sku=\"343-ZZ\"><name>a</name><qty>1</qty><price>1</price><![CDATA[x]]></item>\n".to_string(),
+            "<item sku=\"343-ZZ\"><name>a</name><qty>1</qty><price>1</price><![CDATA[ ]]>&#32;</item>\n".to_string(),
+            "<item><name>a</name><qty>1</qty></item>\n".to_string(),
+            "<item sku=\"343-ZZ\" extra=\"1\"><name>a</name><bad/><qty>1</qty><price>1</price></item>\n".to_string(),
+        ];
+        let mut found = 0;
+        for it in &items {
+            let doc = format!("<order>\n{it}</order>");
+            let short = errors(&schema, &doc, false);
+            let general = errors(&schema, &doc, true);
+            assert_eq!(short, general, "document:\n{doc}");
+            found += short.len();
+        }
+        // and the verdicts are those of XSD 1.0 Part 2: items 1, 2, 5 and 6 hold only
+        // valid values (`&#49;2` is 12, `343-Z&#90;` is 343-ZZ, a CDATA section is
+        // text); item 7's year 0000 is not one; text or a non-blank CDATA section in
+        // element-only content is refused, white space (even as `&#32;`) is not
+        let valid: Vec<bool> = items.iter().map(|it| errors(&schema, &format!("<order>\n{it}</order>"), false).is_empty()).collect();
+        assert_eq!(valid, [true, true, false, false, true, true, false, false, false, true, false, false]);
+        assert!(found >= 15, "only {found} errors in all");
+    }
+
+    /// An error the short path finds is reported where the general path reports it.
+    #[test]
+    fn short_path_errors_keep_their_positions() {
+        let schema = Schema::from_bytes("t.xsd", XSD.as_bytes()).unwrap();
+        let doc = format!("<order>\n{}</order>", item("sku=\"343-ZZ\"", "100", "1", ""));
+        let e = errors(&schema, &doc, false);
+        assert_eq!(e.len(), 1, "{e:?}");
+        // `<qty>` opens at line 4, column 3; its content starts at column 8
+        assert_eq!((e[0].0, e[0].1), (4, 8));
+        assert_eq!(e[0].3, "/order/item/qty");
+        assert!(e[0].2.starts_with("element <qty>: \"100\" is not a valid value of type anonymous union"), "{}", e[0].2);
+    }
 }

@@ -205,6 +205,21 @@ impl Builtin {
         matches!(self, Builtin::NmTokens | Builtin::IdRefs | Builtin::Entities)
     }
 
+    /// Whether this is `integer` or one of the types derived from it (Part 2
+    /// §3.3.13-3.3.25): lexically an optional sign and digits.
+    pub fn is_integer(self) -> bool {
+        let mut b = self;
+        loop {
+            if b == Builtin::Integer {
+                return true;
+            }
+            match b.base() {
+                Some(x) => b = x,
+                None => return false,
+            }
+        }
+    }
+
     /// The item type of a built-in list type.
     pub fn list_item(self) -> Option<Builtin> {
         match self {
@@ -312,5 +327,31 @@ mod tests {
         assert_eq!(Builtin::Language.primitive(), Primitive::String);
         assert!(Builtin::Date.is_primitive());
         assert!(!Builtin::NmTokens.is_primitive());
+    }
+
+    #[test]
+    fn the_integer_family() {
+        // Part 2 §3.3.13-3.3.25: integer and the 12 types derived from it
+        let family = [
+            "integer",
+            "nonPositiveInteger",
+            "negativeInteger",
+            "long",
+            "int",
+            "short",
+            "byte",
+            "nonNegativeInteger",
+            "unsignedLong",
+            "unsignedInt",
+            "unsignedShort",
+            "unsignedByte",
+            "positiveInteger",
+        ];
+        for n in family {
+            assert!(Builtin::from_local_name(n).unwrap().is_integer(), "{n}");
+        }
+        for n in ["decimal", "double", "string", "token", "boolean", "dateTime", "NMTOKENS", "anySimpleType"] {
+            assert!(!Builtin::from_local_name(n).unwrap().is_integer(), "{n}");
+        }
     }
 }

@@ -40,6 +40,7 @@ mod datetime;
 mod decimal;
 mod error;
 mod facets;
+pub(crate) mod fast;
 mod lexical;
 mod simple;
 mod value;

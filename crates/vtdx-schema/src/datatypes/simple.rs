@@ -1,5 +1,6 @@
 //! Simple type definitions: built-in, restriction, list and union.
 
+use super::fast::{self, Fast};
 use super::lexical::{self, Atom};
 use super::{
     Builtin, DatatypeError, DatatypeErrorKind, Decimal, FacetError, FacetKind, FacetSpec, Facets, NsResolver, Primitive, Value, WhiteSpace,
@@ -49,6 +50,8 @@ pub(crate) struct Inner {
     pub(crate) facets: Facets,
     /// The built-in atomic type whose lexical space applies (atomic types only).
     pub(crate) lex: Builtin,
+    /// The short-path plan of the validator, worked out on first use.
+    pub(crate) fast: OnceLock<Fast>,
 }
 
 impl std::fmt::Debug for SimpleType {
@@ -186,6 +189,7 @@ fn builtins() -> &'static [SimpleType] {
                 whitespace: b.whitespace(),
                 facets,
                 lex: if variety == Variety::Atomic { b } else { Builtin::AnySimpleType },
+                fast: OnceLock::new(),
             })));
         }
         v
@@ -424,6 +428,7 @@ pub fn restrict_with(
         whitespace,
         facets: f,
         lex: b.lex,
+        fast: OnceLock::new(),
     })))
 }
 
@@ -449,6 +454,7 @@ pub fn list(item: &SimpleType) -> Result<SimpleType, FacetError> {
         whitespace: WhiteSpace::Collapse,
         facets,
         lex: Builtin::AnySimpleType,
+        fast: OnceLock::new(),
     })))
 }
 
@@ -469,6 +475,7 @@ pub fn union(members: &[SimpleType]) -> Result<SimpleType, FacetError> {
         whitespace: WhiteSpace::Collapse,
         facets: Facets::default(),
         lex: Builtin::AnySimpleType,
+        fast: OnceLock::new(),
     })))
 }
 
@@ -518,6 +525,7 @@ impl SimpleType {
             whitespace: i.whitespace,
             facets: i.facets.clone(),
             lex: i.lex,
+            fast: OnceLock::new(),
         }))
     }
 
@@ -566,6 +574,12 @@ impl SimpleType {
                 None => return Builtin::AnySimpleType,
             }
         }
+    }
+
+    /// The short-path plan of the validator ([`Fast`]), worked out on first use.
+    #[inline]
+    pub(crate) fn fast(&self) -> &Fast {
+        self.0.fast.get_or_init(|| fast::plan(self))
     }
 
     /// The variety.
