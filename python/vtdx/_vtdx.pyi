@@ -565,6 +565,18 @@ class XMLSchema:
         *,
         source: Optional[bytes] = None,
     ) -> "XMLSchema": ...
+    @classmethod
+    def from_schema_location(
+        cls,
+        doc: Union[Document, Element],
+        *,
+        base: Union[str, "os.PathLike[str]", None] = None,
+        file: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]], None] = None,
+        all_elements: bool = False,
+    ) -> "XMLSchema":
+        """The schema named by ``doc``'s xsi:schemaLocation / xsi:noNamespaceSchemaLocation
+        (local paths relative to ``base``, default the document's directory; never a URL)."""
+        ...
     def validate(self, doc: Union[Document, Element]) -> bool: ...
     def __call__(self, doc: Union[Document, Element]) -> bool: ...
     def assertValid(self, doc: Union[Document, Element]) -> None: ...

@@ -14,8 +14,10 @@
 //! `accepted`, `stable` nor absent are counted apart ("contested") and never fail
 //! the run. A schema test passes when vtdx accepts exactly the schemas the suite
 //! calls valid; an instance test when vtdx's verdict on the instance (validated
-//! against the group's schema, or with the built-in types only when the group has
-//! none) matches. An instance of a schema vtdx rejects counts as invalid.
+//! against the group's schema, or, when the group has none, against the schema its
+//! document element's `xsi:schemaLocation` / `xsi:noNamespaceSchemaLocation` hints
+//! name, local files only; with the built-in types only when it has no hints)
+//! matches. An instance of a schema vtdx rejects counts as invalid.
 
 #![forbid(unsafe_code)]
 
@@ -26,7 +28,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use vtdx_core::{Document, Node};
-use vtdx_schema::{Schema, SchemaBuilder};
+use vtdx_schema::{HintScope, Schema, SchemaBuilder};
 
 const TS: &str = "http://www.w3.org/XML/2004/xml-schema-test-suite/";
 const XLINK: &str = "http://www.w3.org/1999/xlink";
@@ -198,11 +200,6 @@ fn run_case(c: &Case, cache: &mut BTreeMap<Vec<PathBuf>, Result<std::sync::Arc<S
         };
     }
     let key = c.group_schema.clone().unwrap_or_default();
-    let schema = cache.entry(key.clone()).or_insert_with(|| load(&key).map(std::sync::Arc::new)).clone();
-    let schema = match schema {
-        Ok(s) => s,
-        Err(e) => return (false, format!("schema rejected: {e}")),
-    };
     let bytes = match std::fs::read(&c.docs[0]) {
         Ok(b) => b,
         Err(e) => return (false, e.to_string()),
@@ -210,6 +207,22 @@ fn run_case(c: &Case, cache: &mut BTreeMap<Vec<PathBuf>, Result<std::sync::Arc<S
     let doc = match Document::parse(&bytes) {
         Ok(d) => d,
         Err(e) => return (false, format!("not well-formed: {e}")),
+    };
+    let schema = if key.is_empty() {
+        // No schema documents of its own: the instance's schema location hints (opt-in).
+        let base = c.docs[0].parent().map(Path::to_path_buf).unwrap_or_default();
+        let name = c.docs[0].display().to_string();
+        SchemaBuilder::new()
+            .schema_location_hints(&doc, &name, base, HintScope::DocumentElement)
+            .and_then(SchemaBuilder::build)
+            .map(std::sync::Arc::new)
+            .map_err(|e| e.to_string())
+    } else {
+        cache.entry(key.clone()).or_insert_with(|| load(&key).map(std::sync::Arc::new)).clone()
+    };
+    let schema = match schema {
+        Ok(s) => s,
+        Err(e) => return (false, format!("schema rejected: {e}")),
     };
     let v = schema.validate(&doc);
     match v.errors().first() {

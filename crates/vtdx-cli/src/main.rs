@@ -96,8 +96,9 @@ enum Cmd {
     /// Exit 0 on success, 1 with one uniform message for any cryptographic failure, 2 on a usage or I/O error.
     Decrypt(xmlenc::DecryptArgs),
     /// Validate each FILE against an XML Schema 1.0 schema: `vtdx validate --schema S.xsd [--schema T.xsd]...
-    /// [--json] FILE...`. Exit 0 when all are valid, 1 when one is invalid or not well-formed, 2 when a schema
-    /// cannot be loaded or is invalid, or on a usage or I/O error.
+    /// [--use-schema-location] [--json] FILE...` (with --use-schema-location the FILE's xsi:schemaLocation
+    /// hints, local paths only, supply or add schemas). Exit 0 when all are valid, 1 when one is invalid or not
+    /// well-formed, 2 when a schema cannot be loaded or is invalid, or on a usage or I/O error.
     Validate(validate::ValidateArgs),
     /// Write the compact binary form of a document (docs/binary-format.md): `vtdx pack FILE [-o OUT]`,
     /// or of several as one stream: `vtdx pack --stream FILE... [-o OUT]`. Every command that reads XML

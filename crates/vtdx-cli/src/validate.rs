@@ -1,5 +1,8 @@
-//! `vtdx validate --schema S.xsd [--schema T.xsd]... [--json] FILE...`: XML Schema 1.0
-//! validation.
+//! `vtdx validate --schema S.xsd [--schema T.xsd]... [--use-schema-location] [--json] FILE...`:
+//! XML Schema 1.0 validation. With `--use-schema-location` (and then `--schema` may be
+//! left out) each FILE is validated against the schema its document element's
+//! `xsi:schemaLocation` / `xsi:noNamespaceSchemaLocation` hints name, resolved only as
+//! local paths relative to the FILE (standard input: the current directory).
 //!
 //! Exit status: 0 when every FILE is valid; 1 when some FILE is invalid or not
 //! well-formed (one line per error on standard error, `FILE:LINE:COL: message`);
@@ -11,7 +14,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use vtdx_schema::{SchemaBuilder, SchemaLimits, ValidateOptions};
+use vtdx_schema::{HintScope, SchemaBuilder, SchemaError, SchemaLimits, ValidateOptions};
 
 use crate::{display, parse_input, ParseFlags};
 
@@ -19,8 +22,14 @@ use crate::{display, parse_input, ParseFlags};
 #[derive(Args)]
 pub struct ValidateArgs {
     /// A schema document; repeat to build one schema from several (e.g. one per namespace).
-    #[arg(long, value_name = "S.xsd", required = true)]
+    #[arg(long, value_name = "S.xsd", required_unless_present = "use_schema_location")]
     schema: Vec<PathBuf>,
+    /// Also load the schema documents each FILE names in xsi:schemaLocation /
+    /// xsi:noNamespaceSchemaLocation on its document element, as local paths relative to
+    /// the FILE's directory (a URL such as http://... is an error: nothing is fetched).
+    /// --schema documents take precedence for the namespaces they cover.
+    #[arg(long)]
+    use_schema_location: bool,
     /// Print the errors as JSON on standard output: {"valid": bool, "files": [{"file", "valid",
     /// "errors": [{"file", "line", "column", "offset", "path", "message"}]}]}.
     #[arg(long)]
@@ -66,11 +75,18 @@ struct Err1 {
 
 /// Runs `vtdx validate`.
 pub fn run(a: ValidateArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
-    let schema = match a.schema.iter().fold(SchemaBuilder::new().limits(SchemaLimits::default()), |b, p| b.file(p)).build() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{}:{}:{}: invalid schema: {}", e.location.file, e.location.line, e.location.column, e.message);
-            return Ok(ExitCode::from(2));
+    let builder = a.schema.iter().fold(SchemaBuilder::new().limits(SchemaLimits::default()), |b, p| b.file(p));
+    let schema_error = |e: SchemaError| {
+        eprintln!("{}:{}:{}: invalid schema: {}", e.location.file, e.location.line, e.location.column, e.message);
+        Ok(ExitCode::from(2))
+    };
+    // Without hints one schema serves every FILE; with them each FILE has its own.
+    let shared = if a.use_schema_location {
+        None
+    } else {
+        match builder.clone().build() {
+            Ok(s) => Some(s),
+            Err(e) => return schema_error(e),
         }
     };
     let mut parser = a.opts.parser();
@@ -92,6 +108,24 @@ pub fn run(a: ValidateArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
                 message: format!("not well-formed: {}", e.kind()),
             }),
             Ok(Ok(doc)) => {
+                let own;
+                let schema = match &shared {
+                    Some(s) => s,
+                    None => {
+                        let base = f.parent().map(PathBuf::from).unwrap_or_default();
+                        match builder
+                            .clone()
+                            .schema_location_hints(&doc, &name, base, HintScope::DocumentElement)
+                            .and_then(SchemaBuilder::build)
+                        {
+                            Ok(s) => {
+                                own = s;
+                                &own
+                            }
+                            Err(e) => return schema_error(e),
+                        }
+                    }
+                };
                 let opts =
                     ValidateOptions { max_errors: a.max_errors, typed_values: false, file: name.clone(), ..ValidateOptions::default() };
                 let v = schema.validate_with(&doc, &opts);

@@ -102,3 +102,47 @@ fn bad_schema_missing_schema_and_usage_exit_2() {
     let o = run_vtdx(d.path(), &["validate", "--schema", "s.xsd", "nosuch.xml"], None);
     assert_eq!(code(&o), 2);
 }
+
+/// `--use-schema-location`: the schema comes from the instance's `xsi:schemaLocation` /
+/// `xsi:noNamespaceSchemaLocation` (XML Schema 1.0 §4.3.2), local paths only.
+#[test]
+fn use_schema_location_follows_local_hints_only() {
+    let d = TempDir::new("v-hints");
+    std::fs::create_dir_all(d.path().join("xsd")).unwrap();
+    std::fs::create_dir_all(d.path().join("sub")).unwrap();
+    d.file("xsd/s.xsd", XSD);
+    let hinted = |body: &str| {
+        format!("<order xmlns:xsi='http://www.w3.org/2001/XMLSchema-instance' xsi:noNamespaceSchemaLocation='{body}'>\n<item sku='a'><qty>0</qty></item>\n</order>\n")
+    };
+    d.file("good.xml", b"<order xmlns:xsi='http://www.w3.org/2001/XMLSchema-instance' xsi:noNamespaceSchemaLocation='xsd/s.xsd'><item sku='a'><qty>1</qty></item></order>")
+        .file("bad.xml", hinted("xsd/s.xsd").as_bytes())
+        .file("sub/up.xml", hinted("../xsd/s.xsd").as_bytes())
+        .file("remote.xml", hinted("http://example.com/s.xsd").as_bytes())
+        .file("missing.xml", hinted("nope.xsd").as_bytes());
+    let o = run_vtdx(d.path(), &["validate", "--use-schema-location", "good.xml"], None);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // Without the flag and without --schema: a usage error.
+    let o = run_vtdx(d.path(), &["validate", "good.xml"], None);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let o = run_vtdx(d.path(), &["validate", "--use-schema-location", "bad.xml"], None);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).starts_with("bad.xml:2:"), "{}", stderr(&o));
+    // A relative path may leave the instance's directory.
+    let o = run_vtdx(d.path(), &["validate", "--use-schema-location", "sub/up.xml"], None);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).starts_with("sub/up.xml:2:"), "{}", stderr(&o));
+    // A URL is refused, at the hint attribute; nothing is fetched.
+    let o = run_vtdx(d.path(), &["validate", "--use-schema-location", "remote.xml"], None);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "remote.xml:1:62: invalid schema: schemaLocation \"http://example.com/s.xsd\" names a remote resource; nothing is fetched (expected a local path relative to the instance)\n"
+    );
+    let o = run_vtdx(d.path(), &["validate", "--use-schema-location", "missing.xml"], None);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot read schema document nope.xsd"), "{}", stderr(&o));
+    // --schema takes precedence for the namespace it covers (no namespace here): the
+    // hint to a missing file is then not read.
+    let o = run_vtdx(d.path(), &["validate", "--use-schema-location", "--schema", "xsd/s.xsd", "missing.xml"], None);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+}

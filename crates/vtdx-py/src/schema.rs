@@ -155,6 +155,50 @@ impl XMLSchema {
         Ok(XMLSchema { schema: Arc::new(schema), log: Mutex::new(Vec::new()) })
     }
 
+    /// Opt-in to schema location hints: the schema that `doc`'s `xsi:schemaLocation` /
+    /// `xsi:noNamespaceSchemaLocation` name (on its document element; on every element with
+    /// `all_elements=True`), resolved only as local paths relative to `base` (default: the
+    /// directory of the file `doc` was parsed from); a URL (`http:`, ...) raises
+    /// `XMLSchemaParseError`: nothing is fetched. Schemas given as `file=` take precedence
+    /// for the namespaces they cover.
+    #[classmethod]
+    #[pyo3(signature = (doc, *, base = None, file = None, all_elements = false))]
+    fn from_schema_location(
+        _cls: &Bound<'_, pyo3::types::PyType>,
+        py: Python<'_>,
+        doc: &Bound<'_, PyAny>,
+        base: Option<std::path::PathBuf>,
+        file: Option<&Bound<'_, PyAny>>,
+        all_elements: bool,
+    ) -> PyResult<XMLSchema> {
+        let d = doc_of(doc)?;
+        let base = match (base, d.filename.as_deref()) {
+            (Some(b), _) => b,
+            (None, Some(f)) => std::path::Path::new(f).parent().map(|p| p.to_path_buf()).unwrap_or_default(),
+            (None, None) => {
+                return Err(pyo3::exceptions::PyValueError::new_err(
+                    "base: the document was not parsed from a file; give the directory its schema locations are relative to",
+                ))
+            }
+        };
+        let mut b = vtdx_schema::SchemaBuilder::new();
+        if let Some(f) = file {
+            if let Ok(s) = f.extract::<std::path::PathBuf>() {
+                b = b.file(s);
+            } else {
+                for p in f.try_iter()? {
+                    b = b.file(p?.extract::<std::path::PathBuf>()?);
+                }
+            }
+        }
+        let scope = if all_elements { vtdx_schema::HintScope::AllElements } else { vtdx_schema::HintScope::DocumentElement };
+        let name = d.filename.clone().unwrap_or_else(|| "<document>".into());
+        let schema = py
+            .detach(|| b.schema_location_hints(&d.doc, &name, base, scope).and_then(vtdx_schema::SchemaBuilder::build))
+            .map_err(|e| XMLSchemaParseError::new_err(e.to_string()))?;
+        Ok(XMLSchema { schema: Arc::new(schema), log: Mutex::new(Vec::new()) })
+    }
+
     /// Validates `doc` (a document or element); `True` if valid. Errors go to `error_log`.
     fn validate(&self, py: Python<'_>, doc: &Bound<'_, PyAny>) -> PyResult<bool> {
         let errs = self.run(py, doc)?;

@@ -66,6 +66,9 @@ pub(crate) struct Builder<'a> {
     pub(crate) depth: u32,
     /// Names of the `use="prohibited"` attributes of the last `attribute_uses` call.
     pub(crate) prohibited: Vec<NameId>,
+    /// Model groups and attribute groups redefined without a self-reference: (key,
+    /// document, record), checked against their originals after building.
+    pub(crate) redefine_checks: Vec<(Key, usize, u32)>,
 }
 
 fn e(kind: SchemaErrorKind, message: impl Into<String>, location: Location) -> SchemaError {
@@ -174,6 +177,7 @@ impl<'a> Builder<'a> {
             max_depth: 512,
             depth: 0,
             prohibited: Vec::new(),
+            redefine_checks: Vec::new(),
         };
         b.builtins();
         b
@@ -467,6 +471,7 @@ impl<'a> Builder<'a> {
                 }
             }
         }
+        self.check_redefined_groups()?;
         // Substitution groups: transitive membership, cycles, type derivation.
         let elems: Vec<ElemId> = self.c.global_elements.values().copied().collect();
         for m in elems {
@@ -1339,87 +1344,133 @@ impl<'a> Builder<'a> {
             return Ok(());
         }
         let (Some(def), Some(bdef)) = (t.complex(), self.c.types[t.base as usize].complex()) else { return Ok(()) };
-        for u in &def.attrs {
+        self.attrs_restrict(&def.attrs, def.attr_wildcard.as_ref(), &bdef.attrs, bdef.attr_wildcard.as_ref(), "base type")
+            .map_err(|m| e(SchemaErrorKind::Constraint, m, self.loc(d, n)))
+    }
+
+    /// Clauses 2 to 4 of derivation-ok-restriction (§3.4.6): the attribute uses and
+    /// wildcard `attrs`/`wc` allow only what `battrs`/`bwc` allow (`what` names the
+    /// latter in the message: "base type", "original attribute group").
+    pub(crate) fn attrs_restrict(
+        &self,
+        attrs: &[AttrUse],
+        wc: Option<&Wildcard>,
+        battrs: &[AttrUse],
+        bwc: Option<&Wildcard>,
+        what: &str,
+    ) -> Result<(), String> {
+        for u in attrs {
             let a = &self.c.attributes[u.decl as usize];
-            let bu = bdef.attrs.iter().find(|b| self.c.attributes[b.decl as usize].name == a.name);
+            let bu = battrs.iter().find(|b| self.c.attributes[b.decl as usize].name == a.name);
+            let name = self.c.names.display(a.name);
             match bu {
                 Some(b) => {
                     let ba = &self.c.attributes[b.decl as usize];
                     if b.required && !u.required {
-                        return Err(e(
-                            SchemaErrorKind::Constraint,
-                            format!(
-                                "attribute {:?} is required in the base type (derivation-ok-restriction.2.1.1)",
-                                self.c.names.display(a.name)
-                            ),
-                            self.loc(d, n),
-                        ));
+                        return Err(format!("attribute {name:?} is required in the {what} (derivation-ok-restriction.2.1.1)"));
                     }
                     if !self.derives(a.type_, ba.type_, 0) {
-                        return Err(e(
-                            SchemaErrorKind::Constraint,
-                            format!(
-                                "the type of attribute {:?} does not derive from its type in the base (derivation-ok-restriction.2.1.2)",
-                                self.c.names.display(a.name)
-                            ),
-                            self.loc(d, n),
+                        return Err(format!(
+                            "the type of attribute {name:?} does not derive from its type in the {what} (derivation-ok-restriction.2.1.2)"
                         ));
                     }
                     let bvc = b.vc.as_ref().or(ba.vc.as_ref());
                     let vc = u.vc.as_ref().or(a.vc.as_ref());
                     if let Some(bv) = bvc.filter(|v| v.fixed) {
                         if !vc.is_some_and(|v| v.fixed && v.value == bv.value) {
-                            return Err(e(
-                                SchemaErrorKind::Constraint,
-                                format!(
-                                    "attribute {:?} has a fixed value in the base type that the restriction must keep (derivation-ok-restriction.2.1.3)",
-                                    self.c.names.display(a.name)
-                                ),
-                                self.loc(d, n),
+                            return Err(format!(
+                                "attribute {name:?} has a fixed value in the {what} that the restriction must keep (derivation-ok-restriction.2.1.3)"
                             ));
                         }
                     }
                 }
                 None => {
                     let ns = self.c.names.ns_of(a.name);
-                    if !bdef.attr_wildcard.as_ref().is_some_and(|w| w.ns.allows(ns)) {
-                        return Err(e(
-                            SchemaErrorKind::Constraint,
-                            format!(
-                                "attribute {:?} is neither declared in the base type nor allowed by its wildcard (derivation-ok-restriction.2.2)",
-                                self.c.names.display(a.name)
-                            ),
-                            self.loc(d, n),
+                    if !bwc.is_some_and(|w| w.ns.allows(ns)) {
+                        return Err(format!(
+                            "attribute {name:?} is neither declared in the {what} nor allowed by its wildcard (derivation-ok-restriction.2.2)"
                         ));
                     }
                 }
             }
         }
-        for b in &bdef.attrs {
+        for b in battrs {
             if b.required {
                 let bn = self.c.attributes[b.decl as usize].name;
-                if !def.attrs.iter().any(|u| self.c.attributes[u.decl as usize].name == bn) {
-                    return Err(e(
-                        SchemaErrorKind::Constraint,
-                        format!(
-                            "required attribute {:?} of the base type is missing (derivation-ok-restriction.3)",
-                            self.c.names.display(bn)
-                        ),
-                        self.loc(d, n),
+                if !attrs.iter().any(|u| self.c.attributes[u.decl as usize].name == bn) {
+                    return Err(format!(
+                        "required attribute {:?} of the {what} is missing (derivation-ok-restriction.3)",
+                        self.c.names.display(bn)
                     ));
                 }
             }
         }
-        if let Some(w) = &def.attr_wildcard {
-            let ok = bdef.attr_wildcard.as_ref().is_some_and(|bw| wildcard_subset(w, bw));
-            if !ok {
-                return Err(e(
-                    SchemaErrorKind::Constraint,
-                    "the attribute wildcard must be a subset of the base type's (derivation-ok-restriction.4)",
-                    self.loc(d, n),
-                ));
+        if let Some(w) = wc {
+            if !bwc.is_some_and(|bw| wildcard_subset(w, bw)) {
+                return Err(format!("the attribute wildcard must be a subset of the {what}'s (derivation-ok-restriction.4)"));
             }
         }
+        Ok(())
+    }
+
+    /// src-redefine.6 and 7 (§4.2.2): a model group or attribute group redefined without
+    /// a reference to itself must restrict the original of the redefined schema
+    /// (6.2.2, 7.2.2). Run after every component is built.
+    pub(crate) fn check_redefined_groups(&mut self) -> Result<(), SchemaError> {
+        for (key, d, rec) in std::mem::take(&mut self.redefine_checks) {
+            let n = self.node(d, rec);
+            let orig = (key.0, key.1, 1);
+            let name = self.c.names.display(key.1);
+            let r = match key.0 {
+                Kind::Group => {
+                    let (Some(p), Some(o)) = (self.groups.get(&key), self.groups.get(&orig)) else { continue };
+                    crate::restriction::group_restricts(&self.c, p, o).map_err(|m| {
+                        format!("the redefined model group {name:?} is not a valid restriction of the original (src-redefine.6.2.2): {m}")
+                    })
+                }
+                _ => {
+                    let (Some((ua, uw)), Some((oa, ow))) = (self.attr_groups.get(&key), self.attr_groups.get(&orig)) else { continue };
+                    self.attrs_restrict(ua, uw.as_ref(), oa, ow.as_ref(), "original attribute group").map_err(|m| {
+                        format!(
+                            "the redefined attribute group {name:?} is not a valid restriction of the original (src-redefine.7.2.2): {m}"
+                        )
+                    })
+                }
+            };
+            r.map_err(|m| e(SchemaErrorKind::Constraint, m, self.loc(d, n)))?;
+        }
+        Ok(())
+    }
+
+    /// Does the group definition `n` (a redefinition of `name`) contain a reference to
+    /// `name` at some level (src-redefine.6.1, 7.1)?
+    pub(crate) fn refers_to_self(&mut self, d: usize, n: Node<'_>, name: NameId) -> bool {
+        let local = n.local_name();
+        n.descendant_elements()
+            .filter(|c| is_xs(c, local))
+            .any(|c| c.attribute("ref").is_some_and(|r| self.qname(d, c, &r).is_ok_and(|q| q == name)))
+    }
+
+    /// Notes a model group or attribute group built inside `xs:redefine`: without a
+    /// self-reference the redefined schema must have an original to restrict
+    /// (src-redefine.6.2.1, 7.2.1), checked by [`Builder::check_redefined_groups`].
+    pub(crate) fn redefined_group(&mut self, key: Key, d: usize, n: Node<'_>) -> Result<(), SchemaError> {
+        let (what, clause) = if key.0 == Kind::Group { ("model group", 6) } else { ("attribute group", 7) };
+        let has_orig = self.registry.contains_key(&(key.0, key.1, 1));
+        if self.refers_to_self(d, n, key.1) {
+            return Ok(());
+        }
+        if !has_orig {
+            return Err(e(
+                SchemaErrorKind::Constraint,
+                format!(
+                    "the redefined schema has no {what} named {:?} to redefine (src-redefine.{clause}.2.1)",
+                    self.c.names.display(key.1)
+                ),
+                self.loc(d, n),
+            ));
+        }
+        self.redefine_checks.push((key, d, n.record().expect("element record")));
         Ok(())
     }
 

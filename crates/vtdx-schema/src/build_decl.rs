@@ -464,6 +464,9 @@ impl<'a> Builder<'a> {
             self.redefining.pop();
         }
         let v = r?;
+        if decl.redefining && key.2 == 0 {
+            self.redefined_group(key, decl.doc, n)?;
+        }
         self.attr_groups.insert(key, v.clone());
         Ok(v)
     }
@@ -709,6 +712,9 @@ impl<'a> Builder<'a> {
         let r = self.particle(decl.doc, *k, true);
         if decl.redefining {
             self.redefining.pop();
+        }
+        if decl.redefining && key.2 == 0 && r.is_ok() {
+            self.redefined_group(key, decl.doc, n)?;
         }
         let p = r?.unwrap_or(Particle { min: 1, max: 1, term: Term::Group(Compositor::Sequence, vec![]), id: 0 });
         self.groups.insert(key, p.clone());

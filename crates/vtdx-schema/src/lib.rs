@@ -59,5 +59,5 @@ mod validate;
 
 pub use error::{Location, SchemaError, SchemaErrorKind, ValidationError, ValidationErrorKind};
 pub use load::{XS as XSD_NAMESPACE, XSI as XSI_NAMESPACE};
-pub use schema::{Schema, SchemaBuilder, SchemaLimits, ValidateOptions};
+pub use schema::{HintScope, Schema, SchemaBuilder, SchemaLimits, ValidateOptions};
 pub use validate::Validation;

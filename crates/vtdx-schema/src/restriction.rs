@@ -46,6 +46,13 @@ pub(crate) fn check(c: &Components, t: TypeId) -> Result<(), SchemaError> {
     }
 }
 
+/// Is the model group `d` a valid restriction of `b` (Particle Valid (Restriction),
+/// §3.9.6)? Used for src-redefine.6.2.2: a model group redefined without a reference to
+/// itself must restrict the original. On failure, says which particles disagree.
+pub(crate) fn group_restricts(c: &Components, d: &Particle, b: &Particle) -> Result<(), String> {
+    valid(c, &normalize(d), &normalize(b), 0)
+}
+
 /// Removes pointless particles (§3.9.6): groups with one member and 1..1 occurrence,
 /// nested groups of the same compositor with 1..1 occurrence, empty groups.
 fn normalize(p: &Particle) -> Particle {

@@ -9,7 +9,7 @@ use vtdx_core::{Document, ParseOptions};
 use crate::automaton::{self, Automaton, AutomatonLimits, CompileError};
 use crate::build::{Builder, Components};
 use crate::error::{SchemaError, SchemaErrorKind};
-use crate::load::{self, LoadLimits, Source};
+use crate::load::{self, Hint, LoadLimits, Source};
 use crate::model::*;
 use crate::validate::{Validation, Validator};
 
@@ -88,7 +88,19 @@ impl Default for ValidateOptions {
 #[derive(Debug, Clone, Default)]
 pub struct SchemaBuilder {
     sources: Vec<Source>,
+    hints: Vec<Hint>,
     limits: SchemaLimits,
+}
+
+/// Which elements of an instance document [`SchemaBuilder::schema_location_hints`]
+/// reads `xsi:schemaLocation` and `xsi:noNamespaceSchemaLocation` from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HintScope {
+    /// The document element only (the common case, and what the CLI uses).
+    #[default]
+    DocumentElement,
+    /// Every element, in document order (XML Schema 1.0 §4.3.2 allows hints anywhere).
+    AllElements,
 }
 
 impl SchemaBuilder {
@@ -117,6 +129,42 @@ impl SchemaBuilder {
         self
     }
 
+    /// Opts in to the schema location hints of an instance document: adds the schema
+    /// documents that its `xsi:schemaLocation` (namespace and location pairs) and
+    /// `xsi:noNamespaceSchemaLocation` attributes name, on the elements `scope` says.
+    ///
+    /// Locations are resolved only as local paths relative to `base` (normally the
+    /// instance's directory); `../` and absolute paths are allowed, as for `xs:include`,
+    /// but a location with a URI scheme other than `file:` (`http:`, `https:`, ...) is a
+    /// [`SchemaErrorKind::RemoteLocation`] error at the hint: nothing is fetched. `name`
+    /// is the instance's name in errors. A hint is used only when no schema document
+    /// loaded before it (those the caller gave, what they import, and earlier hints) has
+    /// its namespace as target namespace; its document must have that target namespace.
+    /// A hint that names no readable file is an [`SchemaErrorKind::Io`] error when the
+    /// schema is built. Parsing and limits are those of every schema load.
+    ///
+    /// ```
+    /// use vtdx_schema::{HintScope, SchemaBuilder, SchemaErrorKind};
+    /// let doc = vtdx_core::Document::parse(
+    ///     br#"<a xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+    ///            xsi:noNamespaceSchemaLocation="http://example.com/a.xsd"/>"#,
+    /// ).unwrap();
+    /// let e = SchemaBuilder::new().schema_location_hints(&doc, "a.xml", ".", HintScope::DocumentElement).unwrap_err();
+    /// assert_eq!(e.kind, SchemaErrorKind::RemoteLocation);
+    /// assert_eq!((e.location.line, e.location.column), (2, 12));
+    /// ```
+    pub fn schema_location_hints(
+        mut self,
+        doc: &Document<'_>,
+        name: &str,
+        base: impl AsRef<Path>,
+        scope: HintScope,
+    ) -> Result<SchemaBuilder, SchemaError> {
+        let hints = load::instance_hints(doc, name, base.as_ref(), scope == HintScope::AllElements)?;
+        self.hints.extend(hints);
+        Ok(self)
+    }
+
     /// Replaces the limits.
     pub fn limits(mut self, limits: SchemaLimits) -> SchemaBuilder {
         self.limits = limits;
@@ -125,7 +173,11 @@ impl SchemaBuilder {
 
     /// Loads, checks and compiles the schema set.
     pub fn build(self) -> Result<Schema, SchemaError> {
-        let loaded = load::load(&self.sources, &LoadLimits { max_documents: self.limits.max_documents, parse: self.limits.parse.clone() })?;
+        let loaded = load::load(
+            &self.sources,
+            &self.hints,
+            &LoadLimits { max_documents: self.limits.max_documents, parse: self.limits.parse.clone() },
+        )?;
         for doc in &loaded.docs {
             crate::sfs::check_document(doc, self.limits.max_depth)?;
         }
@@ -203,6 +255,29 @@ impl Schema {
     /// current directory).
     pub fn from_bytes(name: &str, bytes: &[u8]) -> Result<Schema, SchemaError> {
         SchemaBuilder::new().source(name, bytes.to_vec()).build()
+    }
+
+    /// Loads and compiles the schema that the instance document at `path` names in the
+    /// `xsi:schemaLocation` / `xsi:noNamespaceSchemaLocation` attributes of its document
+    /// element, resolved relative to its directory (see
+    /// [`SchemaBuilder::schema_location_hints`]; nothing is fetched). The instance is
+    /// parsed with the secure defaults; a document that is not well-formed is a
+    /// [`SchemaErrorKind::NotWellFormed`] error.
+    pub fn from_instance_hints(path: impl AsRef<Path>) -> Result<Schema, SchemaError> {
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| SchemaError {
+            kind: SchemaErrorKind::Io,
+            message: format!("cannot read instance document {name}: {e}"),
+            location: crate::Location { file: name.clone(), ..Default::default() },
+        })?;
+        let doc = Document::parse(&bytes).map_err(|e| SchemaError {
+            kind: SchemaErrorKind::NotWellFormed,
+            message: format!("instance document is not well-formed: {}", e.kind()),
+            location: crate::Location { file: name.clone(), line: e.line(), column: e.column(), offset: e.offset() },
+        })?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        SchemaBuilder::new().schema_location_hints(&doc, &name, base, HintScope::DocumentElement)?.build()
     }
 
     /// Problems that did not stop loading: `include`/`import` locations that name

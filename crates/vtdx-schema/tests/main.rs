@@ -3,4 +3,5 @@
 mod datatypes;
 mod regex;
 mod schema_documents;
+mod schema_location;
 mod structures;

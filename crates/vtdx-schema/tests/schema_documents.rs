@@ -328,3 +328,81 @@ fn redefine_self_references() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Structures §4.2.2, Schema Representation Constraint: Individual Component
+/// Redefinition, clauses 6.2 and 7.2: a model group or attribute group redefined
+/// without referring to itself must exist in the redefined schema (6.2.1, 7.2.1) and
+/// be a valid restriction of the original (6.2.2 by Particle Valid (Restriction),
+/// §3.9.6; 7.2.2 by clauses 2 to 4 of derivation-ok-restriction, §3.4.6).
+#[test]
+fn redefine_without_self_reference_restricts() {
+    let dir = std::env::temp_dir().join(format!("vtdx-sfs-redefine-restrict-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("base.xsd"),
+        format!(
+            r#"<xs:schema {XS}><xs:group name="g"><xs:sequence><xs:element name="a" type="xs:int" maxOccurs="3"/><xs:element name="b" type="xs:int" minOccurs="0"/></xs:sequence></xs:group>
+<xs:attributeGroup name="ag"><xs:attribute name="x" type="xs:boolean"/><xs:attribute name="y" fixed="abc"/><xs:attribute name="z" use="required"/></xs:attributeGroup></xs:schema>"#
+        ),
+    )
+    .unwrap();
+    let load = |body: &str| {
+        let p = dir.join("main.xsd");
+        std::fs::write(&p, doc(&format!(r#"<xs:redefine schemaLocation="base.xsd">{body}</xs:redefine>"#))).unwrap();
+        Schema::from_file(&p)
+    };
+    let rejected = |body: &str, needle: &str| {
+        let Err(e) = load(body) else { panic!("accepted but must be rejected: {body}") };
+        assert_eq!(e.kind, SchemaErrorKind::Constraint, "{e}");
+        assert!(e.message.contains(needle), "expected {needle:?} in: {e}");
+        assert!(e.location.file.ends_with("main.xsd") && e.location.line == 2, "{e}");
+    };
+    // 6.2.2: more occurrences than the original allows.
+    rejected(
+        r#"<xs:group name="g"><xs:sequence><xs:element name="a" type="xs:int" maxOccurs="4"/></xs:sequence></xs:group>"#,
+        "the redefined model group \"g\" is not a valid restriction of the original (src-redefine.6.2.2)",
+    );
+    // 6.2.2: a sequence's members reordered.
+    rejected(
+        r#"<xs:group name="g"><xs:sequence><xs:element name="b" type="xs:int"/><xs:element name="a" type="xs:int"/></xs:sequence></xs:group>"#,
+        "(src-redefine.6.2.2)",
+    );
+    // 6.2.2: a type that does not derive from the original's.
+    rejected(r#"<xs:group name="g"><xs:sequence><xs:element name="a" type="xs:string"/></xs:sequence></xs:group>"#, "(src-redefine.6.2.2)");
+    // 6.2.1 / 7.2.1: nothing of that name in the redefined schema.
+    rejected(
+        r#"<xs:group name="nope"><xs:sequence><xs:element name="a"/></xs:sequence></xs:group>"#,
+        "the redefined schema has no model group named \"nope\" to redefine (src-redefine.6.2.1)",
+    );
+    rejected(
+        r#"<xs:attributeGroup name="nope"><xs:attribute name="z"/></xs:attributeGroup>"#,
+        "the redefined schema has no attribute group named \"nope\" to redefine (src-redefine.7.2.1)",
+    );
+    // 7.2.2: a type that does not derive from the original's.
+    rejected(
+        r#"<xs:attributeGroup name="ag"><xs:attribute name="x" type="xs:int"/><xs:attribute name="z" use="required"/></xs:attributeGroup>"#,
+        "(src-redefine.7.2.2): the type of attribute \"x\" does not derive from its type in the original attribute group",
+    );
+    // 7.2.2: a fixed value turned into a default.
+    rejected(
+        r#"<xs:attributeGroup name="ag"><xs:attribute name="y" default="abc"/><xs:attribute name="z" use="required"/></xs:attributeGroup>"#,
+        "(derivation-ok-restriction.2.1.3)",
+    );
+    // 7.2.2: a required attribute dropped, an attribute added.
+    rejected(
+        r#"<xs:attributeGroup name="ag"><xs:attribute name="x" type="xs:boolean"/></xs:attributeGroup>"#,
+        "(derivation-ok-restriction.3)",
+    );
+    rejected(
+        r#"<xs:attributeGroup name="ag"><xs:attribute name="w"/><xs:attribute name="z" use="required"/></xs:attributeGroup>"#,
+        "(derivation-ok-restriction.2.2)",
+    );
+    // Valid restrictions of both load.
+    if let Err(e) = load(
+        r#"<xs:group name="g"><xs:sequence><xs:element name="a" type="xs:int" maxOccurs="2"/></xs:sequence></xs:group>
+<xs:attributeGroup name="ag"><xs:attribute name="y" fixed="abc"/><xs:attribute name="z" type="xs:token" use="required"/></xs:attributeGroup>"#,
+    ) {
+        panic!("rejected: {e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -28,6 +28,74 @@ pub(crate) enum Source {
     Bytes { name: String, bytes: Vec<u8>, base: Option<PathBuf> },
 }
 
+/// A schema location hint of an instance document (`xsi:schemaLocation` or
+/// `xsi:noNamespaceSchemaLocation`), resolved to a local path.
+#[derive(Debug, Clone)]
+pub(crate) struct Hint {
+    /// The namespace the hint is for (`None`: no namespace).
+    pub namespace: Option<String>,
+    pub path: PathBuf,
+    /// The hint attribute in the instance.
+    pub from: Location,
+}
+
+/// The hints of `doc` (named `name` in errors), document element first, then (with
+/// `descendants`) every other element in document order. Locations resolve against
+/// `base`; one with a URI scheme other than `file:` is a [`SchemaErrorKind::RemoteLocation`]
+/// error, and an odd number of tokens in `xsi:schemaLocation` a
+/// [`SchemaErrorKind::Structure`] error, at the attribute.
+pub(crate) fn instance_hints(doc: &Document<'_>, name: &str, base: &Path, descendants: bool) -> Result<Vec<Hint>, SchemaError> {
+    let root = doc.root_element();
+    let mut out = Vec::new();
+    let elements = std::iter::once(root).chain(root.descendant_elements().filter(|n| *n != root).take_while(|_| descendants));
+    for el in elements {
+        for a in el.attributes() {
+            if a.namespace_uri() != Some(XSI) {
+                continue;
+            }
+            let (line, column) = a.position();
+            let from = Location { file: name.to_string(), line, column, offset: a.range().start as u64 };
+            let value = a.value();
+            let pairs: Vec<(Option<String>, &str)> = match a.local_name() {
+                "schemaLocation" => {
+                    let toks: Vec<&str> = value.split_ascii_whitespace().collect();
+                    if toks.len() % 2 != 0 {
+                        return Err(err(
+                            SchemaErrorKind::Structure,
+                            format!("xsi:schemaLocation must list namespace and location pairs; found {} tokens", toks.len()),
+                            from,
+                        ));
+                    }
+                    toks.chunks(2).map(|p| (Some(p[0].to_string()), p[1])).collect()
+                }
+                "noNamespaceSchemaLocation" => vec![(None, value.trim())],
+                _ => continue,
+            };
+            for (namespace, location) in pairs {
+                out.push(Hint { namespace, path: resolve_local(location, Some(base), "the instance", &from)?, from: from.clone() });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Resolves a schema location: a relative path or `file:` URI against `dir`; any other
+/// URI scheme is refused (`what` says what it would be relative to).
+fn resolve_local(location: &str, dir: Option<&Path>, what: &str, from: &Location) -> Result<PathBuf, SchemaError> {
+    if has_scheme(location) && !location.starts_with("file:") {
+        return Err(err(
+            SchemaErrorKind::RemoteLocation,
+            format!("schemaLocation {location:?} names a remote resource; nothing is fetched (expected a local path relative to {what})"),
+            from.clone(),
+        ));
+    }
+    let rel = percent_decode(location.strip_prefix("file://").or(location.strip_prefix("file:")).unwrap_or(location));
+    Ok(match dir {
+        Some(d) if Path::new(&rel).is_relative() => d.join(&rel),
+        _ => PathBuf::from(&rel),
+    })
+}
+
 /// Which kind of global component a name belongs to (the symbol spaces of §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Kind {
@@ -136,10 +204,15 @@ enum Expect {
     SameOrNone(Option<String>),
     /// import: exactly this namespace.
     Exactly(Option<String>),
+    /// A schema location hint of an instance: exactly this namespace.
+    Hint(Option<String>),
 }
 
-/// Reads `sources` and everything they include, import or redefine.
-pub(crate) fn load(sources: &[Source], limits: &LoadLimits) -> Result<Loaded, SchemaError> {
+/// Reads `sources` and everything they include, import or redefine; then, one at a
+/// time, each hint whose namespace no document loaded so far has as its target
+/// namespace (the caller's schemas and earlier hints take precedence), with what it
+/// includes, imports or redefines.
+pub(crate) fn load(sources: &[Source], hints: &[Hint], limits: &LoadLimits) -> Result<Loaded, SchemaError> {
     let mut docs: Vec<SchemaDoc> = Vec::new();
     let mut warnings = Vec::new();
     let mut seen: HashMap<(PathBuf, Option<String>), usize> = HashMap::new();
@@ -171,7 +244,28 @@ pub(crate) fn load(sources: &[Source], limits: &LoadLimits) -> Result<Loaded, Sc
     }
     // Breadth-first over a work list, top-level documents in the order given.
     queue.reverse();
-    while let Some((doc, file, dir, pend)) = queue.pop() {
+    let mut hints = hints.iter();
+    loop {
+        let Some((doc, file, dir, pend)) = queue.pop() else {
+            // Everything so far is loaded: the next hint for a namespace not yet covered.
+            let Some(h) = hints.find(|h| !docs.iter().any(|d| d.target_ns == h.namespace)) else { break };
+            let doc = match read(&h.path, &limits.parse, Some(&h.from)) {
+                Ok(d) => d,
+                Err(mut e) => {
+                    e.message = format!("{} (named by a schema location hint)", e.message);
+                    return Err(e);
+                }
+            };
+            let pend = Pending {
+                path: canonical(&h.path),
+                chameleon_ns: None,
+                expect: Expect::Hint(h.namespace.clone()),
+                redefined: HashSet::new(),
+                from: Some(h.from.clone()),
+            };
+            queue.push((doc, h.path.display().to_string(), h.path.parent().map(Path::to_path_buf), pend));
+            continue;
+        };
         if docs.len() >= limits.max_documents {
             return Err(err(
                 SchemaErrorKind::Limit,
@@ -216,6 +310,20 @@ pub(crate) fn load(sources: &[Source], limits: &LoadLimits) -> Result<Loaded, Sc
                             "imported schema has targetNamespace {}; the import names {} (src-import.3)",
                             t.as_deref().map_or("none".to_string(), |s| format!("{s:?}")),
                             ns.as_deref().map_or("none".to_string(), |s| format!("{s:?}"))
+                        ),
+                        pend.from.clone().unwrap_or_else(|| loc_of(root)),
+                    ));
+                }
+                (t.clone(), false)
+            }
+            (Expect::Hint(ns), t) => {
+                if ns != t {
+                    return Err(err(
+                        SchemaErrorKind::Constraint,
+                        format!(
+                            "schema document {file} has targetNamespace {}; the schema location hint names it for {}",
+                            t.as_deref().map_or("none".to_string(), |s| format!("{s:?}")),
+                            ns.as_deref().map_or("no namespace".to_string(), |s| format!("{s:?}"))
                         ),
                         pend.from.clone().unwrap_or_else(|| loc_of(root)),
                     ));
@@ -283,18 +391,7 @@ pub(crate) fn load(sources: &[Source], limits: &LoadLimits) -> Result<Loaded, Sc
                 }
                 continue;
             };
-            if has_scheme(&location) && !location.starts_with("file:") {
-                return Err(err(
-                    SchemaErrorKind::RemoteLocation,
-                    format!("schemaLocation {location:?} names a remote resource; nothing is fetched (expected a local path relative to the schema)"),
-                    loc_of(c),
-                ));
-            }
-            let rel = percent_decode(location.strip_prefix("file://").or(location.strip_prefix("file:")).unwrap_or(&location));
-            let path = match &dir {
-                Some(d) if Path::new(&rel).is_relative() => d.join(&rel),
-                _ => PathBuf::from(&rel),
-            };
+            let path = resolve_local(&location, dir.as_deref(), "the schema", &loc_of(c))?;
             let mut redefined = HashSet::new();
             if what == "redefine" {
                 for r in c.element_children() {
