@@ -330,8 +330,8 @@ impl Decryptor {
                 }
                 return Err(EncError::at(EncErrorKind::NotXml(enc.type_uri.clone().unwrap_or_default()), node.range().start));
             }
-            let text = std::str::from_utf8(&plain[at]).map_err(|_| failed())?;
-            if !again && text.contains("EncryptedData") {
+            let text = simdutf8::basic::from_utf8(&plain[at]).map_err(|_| failed())?;
+            if !again && memchr::memmem::find(text.as_bytes(), b"EncryptedData").is_some() {
                 again = true;
             }
             // parsed where it lands: well-formed there, or the uniform error
