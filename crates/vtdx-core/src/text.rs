@@ -17,10 +17,14 @@ use crate::xml;
 
 #[inline]
 pub(crate) fn as_str(b: &[u8]) -> &str {
-    // The text was validated as UTF-8 before indexing and ranges fall on character boundaries.
-    match std::str::from_utf8(b) {
+    // The text was validated as UTF-8 before indexing and ranges fall on character
+    // boundaries. Checked again (no `unsafe`), with SIMD: a value may be a 100 KB text.
+    match simdutf8::basic::from_utf8(b) {
         Ok(s) => s,
-        Err(e) => std::str::from_utf8(&b[..e.valid_up_to()]).unwrap_or(""),
+        Err(_) => match std::str::from_utf8(b) {
+            Ok(s) => s,
+            Err(e) => std::str::from_utf8(&b[..e.valid_up_to()]).unwrap_or(""),
+        },
     }
 }
 

@@ -252,13 +252,8 @@ def _many(k: Any) -> list[Any]:
 
 
 def _verify_keys(x509_cert: Any, key: Any, hmac_key: Any, key_name: Optional[str]) -> list[tuple[str, bytes, Optional[str]]]:
-    keys: list[tuple[str, bytes, Optional[str]]] = []
-    for c in _many(x509_cert) + _many(key):
-        data = _key_bytes(c)
-        blocks = [m.group(0) for m in _PEM_BLOCK.finditer(data)]
-        # a bundle of certificates: each one is a key the caller trusts
-        for b in blocks if len(blocks) > 1 else [data]:
-            keys.append(("key", b, key_name))
+    # a bundle of certificates: each one is a key the caller trusts
+    keys: list[tuple[str, bytes, Optional[str]]] = [("key", b, key_name) for b in _blocks(_many(x509_cert) + _many(key))]
     for h in _many(hmac_key):
         keys.append(("hmac", h.encode() if isinstance(h, str) else bytes(h), key_name))
     return keys
