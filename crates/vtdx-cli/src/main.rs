@@ -207,7 +207,7 @@ enum OldExternal {
 impl ParseFlags {
     fn options(&self) -> ParseOptions {
         // A file of 1 MiB or more is checked (UTF-8, `Char`) on a second core while parsing.
-        let mut o = ParseOptions::new().namespaces(!self.no_namespaces).parallel_check(true);
+        let mut o = ParseOptions::new().namespaces(!self.no_namespaces).parallel_check(true).parallel_parse(true);
         if let Some(n) = self.max_depth {
             o = o.max_depth(n);
         }

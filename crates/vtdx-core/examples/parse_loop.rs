@@ -1,7 +1,8 @@
 //! Parses a file N times with one reused parser and prints the median MB/s.
 //! Handy under `perf record` or `valgrind --tool=callgrind` (instruction counts are
 //! repeatable on a noisy machine): `cargo run --release -p vtdx-core --example parse_loop -- FILE [N]`.
-//! `FRESH=1` parses with `Document::parse` (a new parser each time) instead.
+//! `FRESH=1` parses with `Document::parse` (a new parser each time) instead;
+//! `SPLIT=1` with `ParseOptions::parallel_parse` (two threads for a large document).
 
 use std::time::Instant;
 
@@ -10,7 +11,8 @@ fn main() {
     let path = args.next().expect("usage: parse_loop FILE [N]");
     let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(100);
     let bytes = std::fs::read(&path).expect("cannot read file");
-    let mut parser = vtdx_core::Parser::new();
+    let split = std::env::var_os("SPLIT").is_some();
+    let mut parser = vtdx_core::Parser::with_options(vtdx_core::ParseOptions::new().parallel_parse(split));
     let mut times = Vec::with_capacity(n);
     let fresh = std::env::var_os("FRESH").is_some();
     for _ in 0..n {

@@ -255,6 +255,12 @@ fn utf8(text: &[u8], bom_len: usize, encoding: SourceEncoding, defer: bool) -> R
     Ok((Decoded { text: Cow::Borrowed(text), bom_len, encoding }, defer))
 }
 
+/// [`check_deferred`] over `text[from..to]` (both at ASCII bytes, so that no
+/// character is cut), with error offsets, lines and columns counted in the whole text.
+pub(crate) fn check_deferred_range(text: &[u8], bom_len: usize, from: usize, to: usize) -> Result<(), Error> {
+    check(&text[from..to]).map_err(|(kind, off)| error_in(kind, bom_len + from + off, text, from + off))
+}
+
 /// The check [`decode_deferring`] left out: UTF-8 and the `Char` production over
 /// `text`, found `bom_len` bytes into the input (error offsets count from the input).
 pub(crate) fn check_deferred(text: &[u8], bom_len: usize) -> Result<(), Error> {

@@ -117,7 +117,21 @@ pub struct ParseOptions {
     /// or more. Default `false` (a library does not start threads unasked); the CLI
     /// turns it on.
     pub parallel_check: bool,
+    /// Parse a large document in two halves on two threads (see the `split`
+    /// module of the parser): this thread parses up to the first start tag past the
+    /// middle, a second thread the rest, and the halves are joined after checking
+    /// what the second half assumed about the first. The document (or error) is the
+    /// one a single pass makes; a document whose cut falls inside a comment, CDATA
+    /// section or PI, or where namespaces are declared below the document element
+    /// around the cut, is parsed on from the cut in one pass after all. Applies only
+    /// to UTF-8 inputs of [`PARALLEL_PARSE_MIN_BYTES`] or more without a document
+    /// type declaration. Default `false`; the CLI turns it on.
+    pub parallel_parse: bool,
 }
+
+/// Inputs smaller than this are parsed in one pass even with
+/// [`ParseOptions::parallel_parse`].
+pub const PARALLEL_PARSE_MIN_BYTES: usize = 2 << 20;
 
 /// Inputs smaller than this are checked before parsing even with
 /// [`ParseOptions::parallel_check`]: starting a thread costs more than it saves.
@@ -131,6 +145,7 @@ impl Default for ParseOptions {
             namespaces: true,
             attribute_defaults: true,
             parallel_check: false,
+            parallel_parse: false,
         }
     }
 }
@@ -183,6 +198,11 @@ impl ParseOptions {
     /// Sets [`ParseOptions::attribute_defaults`].
     pub fn attribute_defaults(mut self, on: bool) -> Self {
         self.attribute_defaults = on;
+        self
+    }
+    /// Sets [`ParseOptions::parallel_parse`].
+    pub fn parallel_parse(mut self, on: bool) -> Self {
+        self.parallel_parse = on;
         self
     }
     /// Sets [`ParseOptions::parallel_check`].

@@ -23,6 +23,7 @@ use crate::options::{ExternalPolicy, ParseOptions};
 mod api;
 mod expand;
 mod fast;
+mod split;
 
 pub use api::Parser;
 
@@ -147,6 +148,17 @@ struct State {
     /// Element type → the attributes the internal subset defaults for it (empty
     /// without attribute-list defaults, so one `is_empty` keeps them off the lean path).
     defaults: HashMap<QNameId, Vec<DefaultAttr>, crate::names::BuildFx>,
+    /// The first half of a split parse failed: parse again without splitting (its
+    /// error may come from the cut).
+    split_retry: bool,
+    /// The UTF-8 and `Char` check decoding deferred is this run's to make (with
+    /// the offset of the text in the input): by each half of a split parse on its
+    /// own thread, else before the document element. Taken when made.
+    check_pending: Option<usize>,
+    /// That check failed: the error to report, whatever the parse found.
+    check_error: Option<Error>,
+    /// The second half's tape, kept for the next split parse.
+    second_tape: Vec<u32>,
 }
 
 pub(crate) struct Run<'p> {
@@ -167,6 +179,8 @@ pub(crate) struct Run<'p> {
     /// without namespaces (the lean path reads the mark that keeps element types
     /// with defaults away from it only with namespaces on).
     lean: bool,
+    /// The state of a parse split in two halves (`split.rs`); all off otherwise.
+    split: split::SplitState,
 }
 
 /// The error for one attribute more than the limit allows (`count` already taken).
@@ -239,7 +253,13 @@ impl Run<'_> {
             }
         }
         let root = self.tape.len() as u32;
-        pos = self.content(t, pos, false)?;
+        pos = match self.split_point(t, pos) {
+            Some(at) => self.content_split(t, pos, at)?,
+            None => {
+                self.check_whole(t)?;
+                self.content(t, pos, false)?
+            }
+        };
         // epilog
         loop {
             pos = skip_ws(t, pos);
@@ -442,16 +462,30 @@ impl Run<'_> {
                 return Ok(pos);
             }
         }
+        self.content_loop(t, pos, base, fragment, fast_stopped)
+    }
+
+    /// The loop of [`Run::content`] from `pos`, with `base` open elements below the
+    /// content's own. `fast_stopped`: the lean path has just stopped at `pos`.
+    /// A half of a split parse (`split.rs`) ends at the end of `t` with elements open
+    /// instead of failing: the first half with any, the second with only stand-ins.
+    fn content_loop(&mut self, t: &[u8], mut pos: usize, base: usize, fragment: bool, mut fast_stopped: bool) -> Result<usize, Error> {
         loop {
             // the common items on the lean path; it stops where this loop must decide
             if !fragment && self.lean && !fast_stopped {
-                pos = self.content_fast(t, pos, base);
+                // the stand-ins for the elements open before the second half of a
+                // split parse are closed on the general path
+                let fast_base = if self.split.stand_ins > 0 { self.split.stand_ins - 1 } else { base };
+                pos = self.content_fast(t, pos, fast_base);
             }
             fast_stopped = false;
             // character data up to the next markup
             loop {
                 let Some(at) = crate::chars::find3(t, pos, b'<', b'&', b']') else {
                     if fragment && self.st.stack.len() == base {
+                        return Ok(t.len());
+                    }
+                    if self.split.first_half || (self.split.second_half && self.st.stack.len() <= self.split.stand_ins) {
                         return Ok(t.len());
                     }
                     let name = self
@@ -959,6 +993,9 @@ impl Run<'_> {
             Some(o) => *o,
             None => return Err(syntax(t, pos, "end tag without a start tag".into())),
         };
+        if open.rec >= split::STAND_IN {
+            return self.stand_in_end_tag(t, pos);
+        }
         let ns = pos + 2;
         let (os, ol) = (open.name_start as usize, open.name_len as usize);
         let ne = ns + ol;

@@ -170,13 +170,19 @@ impl Parser {
 
     /// Decodes `source` and scans it into a document (no template cache).
     fn parse_full<'a>(&mut self, source: Bytes<'a>) -> Result<Document<'a>, Error> {
-        let parallel = self.opts.parallel_check && source.len() >= crate::options::PARALLEL_CHECK_MIN_BYTES;
+        let parallel = self.opts.parallel_check && source.len() >= super::split::parallel_min(crate::options::PARALLEL_CHECK_MIN_BYTES);
         let (decoded, deferred) = input::decode_deferring(&source, parallel)?;
         let encoding = decoded.encoding.clone();
         let (text, parsed) = match decoded.text {
             Cow::Borrowed(t) => {
                 let off = t.as_ptr() as usize - source.as_ptr() as usize;
-                let parsed = if deferred { self.run_while_checking(t, off)? } else { self.run(t) };
+                let parsed = if !deferred {
+                    self.run(t)
+                } else if self.opts.parallel_parse && t.len() >= super::split::parallel_min(crate::options::PARALLEL_PARSE_MIN_BYTES) {
+                    self.run_checking_halves(t, off)?
+                } else {
+                    self.run_while_checking(t, off)?
+                };
                 // Offsets in errors count the byte-order mark: they are input offsets.
                 let parsed = parsed.map_err(|e| Error::with_position(e.kind().clone(), e.offset() + off as u64, e.line(), e.column()))?;
                 (Text::Source(off), parsed)
@@ -219,13 +225,41 @@ impl Parser {
     /// would have run first); the parse of unchecked text is then thrown away, even
     /// if it panicked. Only a panic on checked text is passed on.
     fn run_while_checking(&mut self, text: &[u8], bom_len: usize) -> Result<Result<Parsed, Error>, Error> {
+        self.reserve_tape(text.len());
+        #[cfg(all(feature = "mmap", target_os = "linux"))]
+        let tape_span = crate::hugepage::span(&self.tape_pool);
         let (checked, parsed) = std::thread::scope(|s| {
             let parse = s.spawn(|| self.run(text));
             let checked = input::check_deferred(text, bom_len);
+            // the check is done long before the parse: fault in the tape's pages from
+            // this core, so that the parse does not stop to have them zeroed
+            #[cfg(all(feature = "mmap", target_os = "linux"))]
+            if checked.is_ok() {
+                crate::hugepage::populate(tape_span);
+            }
             (checked, parse.join())
         });
         checked?;
         Ok(parsed.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    }
+
+    /// [`Parser::run`] on text whose UTF-8 and `Char` check decoding deferred, to be
+    /// made by the run: on both threads of a split parse, each over its half, else
+    /// before the document element (see `split.rs`). As [`Parser::run_while_checking`],
+    /// a failed check is the outer error.
+    fn run_checking_halves(&mut self, text: &[u8], bom_len: usize) -> Result<Result<Parsed, Error>, Error> {
+        self.st.check_pending = Some(bom_len);
+        self.st.check_error = None;
+        let parsed = self.run(text);
+        let pending = self.st.check_pending.take();
+        if let Some(e) = self.st.check_error.take() {
+            return Err(e);
+        }
+        if pending.is_some() {
+            // the parse stopped before the check was made (an error in the prolog)
+            input::check_deferred(text, bom_len)?;
+        }
+        Ok(parsed)
     }
 
     pub(crate) fn run(&mut self, text: &[u8]) -> Result<Parsed, Error> {
@@ -244,16 +278,16 @@ impl Parser {
                 0,
             ));
         }
-        let mut tape = std::mem::take(&mut self.tape_pool);
-        tape.clear();
-        // Typical documents need about one word per 5 input bytes.
-        let had = tape.capacity();
-        tape.reserve(text.len() / 5 + 16);
-        #[cfg(all(feature = "mmap", target_os = "linux"))]
-        if tape.capacity() != had {
-            crate::hugepage::advise_huge(&mut tape);
-        }
-        let first = self.run_once(text, tape, false)?;
+        self.reserve_tape(text.len());
+        let tape = std::mem::take(&mut self.tape_pool);
+        let first = match self.run_once(text, tape, false) {
+            Err(_) if self.st.split_retry && self.st.check_error.is_none() => {
+                // the first half of a split parse failed: the error may be the cut's
+                let tape = std::mem::take(&mut self.tape_pool);
+                self.run_once(text, tape, false)?
+            }
+            r => r?,
+        };
         if self.st.markup_refs.is_empty() {
             return Ok(first);
         }
@@ -285,6 +319,19 @@ impl Parser {
         Ok(second)
     }
 
+    /// Makes the pooled tape ready for a text of `len` bytes: empty, with room for
+    /// typical documents (about one word per 5 input bytes).
+    fn reserve_tape(&mut self, len: usize) {
+        let tape = &mut self.tape_pool;
+        tape.clear();
+        let had = tape.capacity();
+        tape.reserve(len / 5 + 16);
+        #[cfg(all(feature = "mmap", target_os = "linux"))]
+        if tape.capacity() != had {
+            crate::hugepage::advise_huge(tape);
+        }
+    }
+
     /// The parser's name tables, to be extended in place by the next parse. While a
     /// document made earlier still shares them, the parse gets a copy of them while
     /// they are small (cheaper than interning every name again), else new tables; so
@@ -305,6 +352,8 @@ impl Parser {
     fn run_once(&mut self, text: &[u8], tape: Vec<u32>, expanded: bool) -> Result<Parsed, Error> {
         let names = Self::names_for_parse(&mut self.names_pool);
         let st = &mut self.st;
+        // a first half that failed: this time in one pass
+        let split_state = super::split::SplitState { off: std::mem::take(&mut st.split_retry), ..Default::default() };
         st.stack.clear();
         st.bindings.clear();
         st.attrs.clear();
@@ -336,6 +385,7 @@ impl Parser {
             fragment_depth: 0,
             expanded,
             lean: true,
+            split: split_state,
         };
         match run.document(text) {
             Ok((decl, root)) => Ok(Parsed { tape: run.tape, dtd: run.dtd, decl, root, expanded: None, regions: Vec::new() }),

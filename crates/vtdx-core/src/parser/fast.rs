@@ -480,6 +480,121 @@ mod tests {
             .boxed()
     }
 
+    /// What a parse of `doc` gives: the index (tape, root, and each symbol's name and
+    /// namespace) or the error (kind, offset, line, column). `split`: cut the
+    /// document at the first start tag from the first offset, with the second the
+    /// warm-up (see `split.rs`), and check UTF-8 and `Char` in the halves.
+    type Outcome = Result<(Vec<u32>, u32, Vec<(String, String)>), (String, u64, u32, u32)>;
+    fn split_outcome(opts: &ParseOptions, doc: &[u8], split: Option<(usize, usize)>) -> Outcome {
+        let opts = opts.clone().parallel_parse(split.is_some()).parallel_check(split.is_some());
+        crate::parser::split::TEST_SPLIT.with(|s| s.set(split));
+        let mut parser = Parser::with_options(opts);
+        let r = parser.parse(doc).map(|d| {
+            let names = d.names.syms().map(|s| (d.names.qname(s).to_string(), d.names.ns_uri(s).to_string())).collect();
+            (d.tape.clone(), d.root, names)
+        });
+        crate::parser::split::TEST_SPLIT.with(|s| s.set(None));
+        r.map_err(|e| (format!("{:?}", e.kind()), e.offset(), e.line(), e.column()))
+    }
+
+    /// Items that make a split parse take its other ways: markup with a start tag
+    /// inside (the cut may fall there), declarations below the document element,
+    /// characters the UTF-8 and `Char` check refuses (`#FF#`: the byte 0xFF).
+    const SPLIT_ITEMS: &[&str] = &[
+        "<!-- <c/> -->",
+        "<![CDATA[ <d> ]]>",
+        "<?pi <e?>",
+        "<g xmlns:p='urn:p-below'><p:h/></g>",
+        "<g xmlns='urn:d-below'><h/></g>",
+        "\u{1}",
+        "#FF#",
+        "<new-name new-attr='1'/>",
+        "<n:x xmlns:n='urn:new'><n:y n:z='1'/></n:x>",
+        "</r>",
+        "</a>",
+    ];
+    const EPILOGS: &[&str] = &["", "\n", "<!--end-->", "<?end?>", "junk", "<x/>", "&amp;", "</r>"];
+
+    fn split_element(depth: u32) -> BoxedStrategy<String> {
+        let leaf = prop_oneof![
+            20 => proptest::sample::select(GOOD),
+            4 => proptest::sample::select(SPLIT_ITEMS),
+            1 => proptest::sample::select(BAD)
+        ]
+        .prop_map(str::to_string)
+        .boxed();
+        if depth == 0 {
+            return leaf;
+        }
+        let child = prop_oneof![3 => leaf, 2 => split_element(depth - 1)];
+        (proptest::sample::select(NAMES), proptest::sample::select(ATTRS), proptest::collection::vec(child, 0..6))
+            .prop_map(|(name, attrs, children)| format!("<{name}{attrs}>{}</{name}>", children.concat()))
+            .boxed()
+    }
+
+    fn bytes_of(doc: &str) -> Vec<u8> {
+        let doc = doc.replace("\\u{1}", "\u{1}");
+        let mut out = Vec::new();
+        for (i, part) in doc.split("#FF#").enumerate() {
+            if i > 0 {
+                out.push(0xFF);
+            }
+            out.extend_from_slice(part.as_bytes());
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+        #[test]
+        fn split_parse_agrees_with_one_pass(
+            body in proptest::collection::vec(split_element(3), 0..5),
+            epilog in proptest::sample::select(EPILOGS),
+            cut in 0.0f64..1.0,
+            warm in 0usize..200,
+            variant in 0u8..3,
+        ) {
+            let doc = bytes_of(&format!("<?xml version='1.0'?><r xmlns:p='urn:p' xmlns='urn:r'>{}</r>{epilog}", body.concat()));
+            let mut opts = ParseOptions::default();
+            match variant {
+                1 => opts.namespaces = false,
+                2 => {
+                    opts.limits.max_depth = 4;
+                    opts.limits.max_attributes = 2;
+                }
+                _ => {}
+            }
+            let at = (doc.len() as f64 * cut) as usize;
+            prop_assert_eq!(split_outcome(&opts, &doc, Some((at, warm))), split_outcome(&opts, &doc, None));
+        }
+    }
+
+    #[test]
+    fn split_parse_at_every_start_tag() {
+        // every cut of a few documents: open elements at the cut named as the stand-ins'
+        // end tags say, or not; more elements open at the cut than stand-ins; names and
+        // namespaces first met in the second half
+        let deep = format!("<r>{}<x/>{}</r>", "<d>".repeat(60), "</d>".repeat(60));
+        let docs: Vec<String> = vec![
+            "<r><a><b>1</b><b>2</b></a><a><b>3</b></a></r>".into(),
+            "<r xmlns:p='urn:p'><p:a p:x='1'><b/></p:a><c xmlns:q='urn:q'><q:d/></c><e/></r><!--after-->".into(),
+            "<r><a><b>1</b></a><c><d/></c></r>".into(),
+            "<r><a><b>1</b></a></c></r>".into(),
+            "<r><a><b>1</b></a><c></r>".into(),
+            "<r><a></a><b></b></r><after/>".into(),
+            deep,
+        ];
+        for doc in &docs {
+            let want = split_outcome(&ParseOptions::default(), doc.as_bytes(), None);
+            for at in 0..doc.len() {
+                for warm in [0, 5, 1000] {
+                    let got = split_outcome(&ParseOptions::default(), doc.as_bytes(), Some((at, warm)));
+                    assert_eq!(got, want, "{doc} cut from {at}, warm-up {warm}");
+                }
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 5000, ..ProptestConfig::default() })]
         #[test]
