@@ -69,6 +69,9 @@ pub use error::{line_column, Error, ErrorKind, LimitKind};
 pub use input::SourceEncoding;
 pub use names::{has_uri_scheme, BuildFx, Names, NsId, Sym, NS_NONE, NS_XML, NS_XMLNS, XMLNS_NAMESPACE, XML_NAMESPACE};
 pub use options::{ExternalPolicy, Limits, ParseOptions, PARALLEL_CHECK_MIN_BYTES, PARALLEL_PARSE_MIN_BYTES};
+#[cfg(feature = "test-hooks")]
+#[doc(hidden)]
+pub use parser::__force_split;
 pub use parser::{Parser, XmlDecl};
 pub use template::{TemplateCache, TemplateConfig, TemplateStats};
 pub use write::write_pretty;

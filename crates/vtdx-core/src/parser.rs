@@ -26,6 +26,8 @@ mod fast;
 mod split;
 
 pub use api::Parser;
+#[cfg(feature = "test-hooks")]
+pub use split::__force_split;
 
 /// What the XML declaration said.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -869,8 +871,10 @@ impl Run<'_> {
         if prefix == NO_PREFIX {
             return Ok(NS_NONE);
         }
-        let q = &self.names.qnames[qid.index()];
-        Err(err(ErrorKind::UndeclaredPrefix { prefix: self.names.qname_text(qid)[..q.prefix_len as usize].to_string() }, t, at))
+        // the prefix's own entry (not a slice of the name's: a name read before the
+        // deferred UTF-8 check is stored with replacement characters)
+        let prefix = self.names.qname_text(prefix).to_string();
+        Err(err(ErrorKind::UndeclaredPrefix { prefix }, t, at))
     }
 
     /// After the DOCTYPE: the attributes its attribute-list declarations default,

@@ -217,8 +217,12 @@ pub(crate) enum PredKind {
     Last,
     /// A predicate that is never true (`[0]`, `[1.5]`, `[false()]`).
     Never,
-    /// A number-valued predicate, or one that reads `position()` or `last()`.
+    /// A number-valued predicate, or one of unknown type that reads `position()`
+    /// or `last()`.
     Positional,
+    /// A boolean, string or node-set predicate that reads `position()` or `last()`
+    /// (`[position() mod 2 = 0]`): true when its boolean value is.
+    PositionalBool,
     /// A boolean test that reads neither `position()` nor `last()`.
     Filter,
     /// Type unknown until evaluation (variables, extension functions).

@@ -99,7 +99,7 @@ fn predicate(p: &mut Predicate) {
         e => match e.ty() {
             Type::Number => PredKind::Positional,
             Type::Unknown => PredKind::Dynamic,
-            _ if pos || last => PredKind::Positional,
+            _ if pos || last => PredKind::PositionalBool,
             _ => PredKind::Filter,
         },
     };

@@ -250,16 +250,27 @@ impl Parser {
     fn run_checking_halves(&mut self, text: &[u8], bom_len: usize) -> Result<Result<Parsed, Error>, Error> {
         self.st.check_pending = Some(bom_len);
         self.st.check_error = None;
-        let parsed = self.run(text);
+        // this thread parses text not yet checked (the prolog, the start of the
+        // first half): a panic there is thrown away if the check fails, as on the
+        // thread of `run_while_checking`
+        let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run(text)));
         let pending = self.st.check_pending.take();
         if let Some(e) = self.st.check_error.take() {
             return Err(e);
         }
-        if pending.is_some() {
-            // the parse stopped before the check was made (an error in the prolog)
-            input::check_deferred(text, bom_len)?;
+        match parsed {
+            Ok(parsed) => {
+                if pending.is_some() {
+                    // the parse stopped before the check was made (an error in the prolog)
+                    input::check_deferred(text, bom_len)?;
+                }
+                Ok(parsed)
+            }
+            Err(panic) => {
+                input::check_deferred(text, bom_len)?;
+                std::panic::resume_unwind(panic)
+            }
         }
-        Ok(parsed)
     }
 
     pub(crate) fn run(&mut self, text: &[u8]) -> Result<Parsed, Error> {

@@ -47,16 +47,25 @@ const STAND_INS: usize = 48;
 /// a copy of its name tables.
 const WARM_UP: usize = 64 << 10;
 
-#[cfg(test)]
+#[cfg(any(test, feature = "test-hooks"))]
 thread_local! {
     /// Tests: split every document (whatever its size) at the first start tag from
     /// the first offset, with the second the warm-up length.
     pub(crate) static TEST_SPLIT: std::cell::Cell<Option<(usize, usize)>> = const { std::cell::Cell::new(None) };
 }
 
+/// Fuzzing (feature `test-hooks`): on this thread, parses with
+/// [`ParseOptions::parallel_parse`] split every document at the first start tag
+/// from `cut.0`, after a warm-up of `cut.1` bytes; `None` restores the default.
+#[cfg(feature = "test-hooks")]
+#[doc(hidden)]
+pub fn __force_split(cut: Option<(usize, usize)>) {
+    TEST_SPLIT.with(|s| s.set(cut));
+}
+
 /// `n`, the input size from which a parallel path applies (0 while a test splits).
 pub(crate) fn parallel_min(n: usize) -> usize {
-    #[cfg(test)]
+    #[cfg(any(test, feature = "test-hooks"))]
     if TEST_SPLIT.with(|s| s.get()).is_some() {
         return 0;
     }
@@ -65,7 +74,7 @@ pub(crate) fn parallel_min(n: usize) -> usize {
 
 /// Where the cut goes in a text of `len` bytes, and the warm-up length.
 fn cut_and_warm_up(len: usize) -> (usize, usize) {
-    #[cfg(test)]
+    #[cfg(any(test, feature = "test-hooks"))]
     if let Some(forced) = TEST_SPLIT.with(|s| s.get()) {
         return forced;
     }
@@ -203,7 +212,14 @@ impl Run<'_> {
             self.split.first_half = false;
             (checked, first, second.join())
         });
-        let second = second.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let second = match second {
+            Ok(r) => r,
+            // the second half checks its text before parsing it, but its copy of the
+            // name tables holds names this thread read before its check: thrown away
+            // with them when that check failed
+            Err(_) if checked.is_err() => Err(Failed::Parse),
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
         // a failed check wins over anything the parse found: the first half's, else
         // the second's (the first half's text was all right then)
         let check_error = match (checked, &second) {

@@ -32,7 +32,7 @@ impl<'a, 'd> Eval<'a, 'd> {
             PredKind::Index(k) => Ok(cx.pos == k),
             PredKind::Last => Ok(cx.pos == cx.size),
             PredKind::Never => Ok(false),
-            PredKind::Filter => self.eval_bool(&p.expr, cx),
+            PredKind::Filter | PredKind::PositionalBool => self.eval_bool(&p.expr, cx),
             PredKind::Positional | PredKind::Dynamic => match self.eval(&p.expr, cx)? {
                 Val::Num(n) => Ok(n == cx.pos as f64),
                 v => Ok(v.boolean()),
