@@ -58,8 +58,45 @@ impl<'a, 'd> Eval<'a, 'd> {
                 return Ok(Some(Vec::new()));
             }
         }
+        if let [step] = &path.steps[k..] {
+            if step.axis == Axis::Child && matches!(step.test, NodeTest::Text) && step.preds.is_empty() {
+                return Ok(Some(self.frontier_text(step, &cur, shape)?));
+            }
+        }
         let nodes: Vec<XNode<'d>> = cur.iter().map(|&r| self.record_node(r)).collect();
         Ok(Some(self.steps_rest(&path.steps[k..], nodes, shape.antichain)?))
+    }
+
+    /// The text children of the frontier `cur` (a path ending in `/text()`), in
+    /// document order: a leaf element (no child records) has one text child when
+    /// its content is not empty, found without going through the general child axis.
+    fn frontier_text(&self, step: &'a Step, cur: &[u32], shape: Shape) -> Result<Vec<XNode<'d>>> {
+        let tape = self.tape;
+        let maybe_empty = super::model::text_may_be_empty(self.doc);
+        let mut out = Vec::with_capacity(cur.len());
+        for &r in cur {
+            if r == ROOT {
+                continue;
+            }
+            let node = tape.node(r);
+            if !tape.has_child_records(r) {
+                if let Some(c) = node.first_child() {
+                    if !maybe_empty || !crate::value::text_member_is_empty(&c) {
+                        out.push(XNode::plain(c));
+                    }
+                }
+                continue;
+            }
+            let _ = self.axis_each(Axis::Child, &step.test, XNode::plain(node), &mut |n| {
+                out.push(n);
+                Ok(CONTINUE)
+            })?;
+        }
+        // text children of unrelated elements come out in document order
+        if !shape.antichain {
+            sort_dedup(&mut out);
+        }
+        Ok(out)
     }
 
     /// Does the record `r` (or the root) pass `test` on an element-principal axis?
