@@ -161,6 +161,8 @@ struct State {
     check_error: Option<Error>,
     /// The second half's tape, kept for the next split parse.
     second_tape: Vec<u32>,
+    /// The state of a parse split in two halves (`split.rs`); all off otherwise.
+    split: split::SplitState,
 }
 
 pub(crate) struct Run<'p> {
@@ -181,8 +183,6 @@ pub(crate) struct Run<'p> {
     /// without namespaces (the lean path reads the mark that keeps element types
     /// with defaults away from it only with namespaces on).
     lean: bool,
-    /// The state of a parse split in two halves (`split.rs`); all off otherwise.
-    split: split::SplitState,
 }
 
 /// The error for one attribute more than the limit allows (`count` already taken).
@@ -477,7 +477,7 @@ impl Run<'_> {
             if !fragment && self.lean && !fast_stopped {
                 // the stand-ins for the elements open before the second half of a
                 // split parse are closed on the general path
-                let fast_base = if self.split.stand_ins > 0 { self.split.stand_ins - 1 } else { base };
+                let fast_base = if self.st.split.stand_ins > 0 { self.st.split.stand_ins - 1 } else { base };
                 pos = self.content_fast(t, pos, fast_base);
             }
             fast_stopped = false;
@@ -487,7 +487,7 @@ impl Run<'_> {
                     if fragment && self.st.stack.len() == base {
                         return Ok(t.len());
                     }
-                    if self.split.first_half || (self.split.second_half && self.st.stack.len() <= self.split.stand_ins) {
+                    if self.st.split.first_half || (self.st.split.second_half && self.st.stack.len() <= self.st.split.stand_ins) {
                         return Ok(t.len());
                     }
                     let name = self

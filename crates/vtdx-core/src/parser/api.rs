@@ -364,7 +364,7 @@ impl Parser {
         let names = Self::names_for_parse(&mut self.names_pool);
         let st = &mut self.st;
         // a first half that failed: this time in one pass
-        let split_state = super::split::SplitState { off: std::mem::take(&mut st.split_retry), ..Default::default() };
+        st.split = super::split::SplitState { off: std::mem::take(&mut st.split_retry), ..Default::default() };
         st.stack.clear();
         st.bindings.clear();
         st.attrs.clear();
@@ -396,7 +396,6 @@ impl Parser {
             fragment_depth: 0,
             expanded,
             lean: true,
-            split: split_state,
         };
         match run.document(text) {
             Ok((decl, root)) => Ok(Parsed { tape: run.tape, dtd: run.dtd, decl, root, expanded: None, regions: Vec::new() }),

@@ -94,7 +94,7 @@ fn start_tag_at(t: &[u8], mut at: usize) -> Option<usize> {
 }
 
 /// The per-run state of a split parse.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(super) struct SplitState {
     /// This run is the first half: the end of the text is the cut.
     pub first_half: bool,
@@ -139,9 +139,9 @@ impl Run<'_> {
     /// split: the first start tag at or past the middle of the text.
     pub(super) fn split_point(&self, t: &[u8], root_at: usize) -> Option<usize> {
         let on = self.opts.parallel_parse
-            && !self.split.off
-            && !self.split.first_half
-            && !self.split.second_half
+            && !self.st.split.off
+            && !self.st.split.first_half
+            && !self.st.split.second_half
             && t.len() >= parallel_min(crate::options::PARALLEL_PARSE_MIN_BYTES)
             && self.dtd.is_none()
             && !self.expanded
@@ -187,7 +187,7 @@ impl Run<'_> {
                 let names = rx.recv().map_err(|_| Failed::Parse)?;
                 second_half(opts, ns_on, (q_xml, q_xmlns), t, cut, names, bindings, root_qid, tape2).map_err(|_| Failed::Parse)
             });
-            self.split.first_half = true;
+            self.st.split.first_half = true;
             let mut first = match warm {
                 Some(w) => self.content_loop(&t[..w], p, 0, false, false),
                 None => Ok(p),
@@ -209,7 +209,7 @@ impl Run<'_> {
                     }
                 }
             }
-            self.split.first_half = false;
+            self.st.split.first_half = false;
             (checked, first, second.join())
         });
         let second = match second {
@@ -372,9 +372,9 @@ impl Run<'_> {
             return Err(unexpected(t, p, "`>` closing the end tag"));
         }
         let end = p + 1;
-        self.split.closes.push(StandInClose { name_start: ns, name_len: ne - ns, end, tape_len: self.tape.len() });
+        self.st.split.closes.push(StandInClose { name_start: ns, name_len: ne - ns, end, tape_len: self.tape.len() });
         self.st.stack.pop();
-        self.split.stand_ins -= 1;
+        self.st.split.stand_ins -= 1;
         Ok(end)
     }
 }
@@ -405,6 +405,7 @@ fn second_half(
             last_child: NO_PREFIX,
         });
     }
+    st.split = SplitState { second_half: true, stand_ins: STAND_INS, ..SplitState::default() };
     let mut run = Run {
         opts,
         st: &mut st,
@@ -425,13 +426,12 @@ fn second_half(
         fragment_depth: 0,
         expanded: false,
         lean: true,
-        split: SplitState { second_half: true, stand_ins: STAND_INS, ..SplitState::default() },
     };
     // returns when every stand-in is closed, or at the end of the text with only
     // stand-ins open
     run.content_loop(t, cut, 0, false, false)?;
     let tape = std::mem::take(&mut run.tape);
-    let closes = std::mem::take(&mut run.split.closes);
+    let closes = std::mem::take(&mut run.st.split.closes);
     Ok(Half { tape, names, closes })
 }
 
