@@ -37,36 +37,3 @@ pub(crate) fn advise_huge(tape: &mut Vec<u32>) {
         libc::madvise(s as *mut libc::c_void, e - s, libc::MADV_HUGEPAGE);
     }
 }
-
-/// The whole pages inside `tape`'s allocation, as addresses (start, end); empty for
-/// a small tape. Only addresses: nothing is borrowed.
-pub(crate) fn span(tape: &Vec<u32>) -> (usize, usize) {
-    let bytes = tape.capacity() * std::mem::size_of::<u32>();
-    if bytes < MIN_BYTES {
-        return (0, 0);
-    }
-    const PAGE: usize = 4096;
-    let start = tape.as_ptr() as usize;
-    ((start + PAGE - 1) & !(PAGE - 1), (start + bytes) & !(PAGE - 1))
-}
-
-/// Faults in the pages of `span` writable (`MADV_POPULATE_WRITE`, Linux 5.14) without
-/// touching their contents, 2 MiB at a time.
-#[allow(unsafe_code)]
-pub(crate) fn populate((s, e): (usize, usize)) {
-    const STEP: usize = 2 << 20;
-    let mut at = s;
-    while at < e {
-        let n = STEP.min(e - at);
-        // SAFETY: MADV_POPULATE_WRITE neither reads nor changes the contents of any
-        // page: it only makes the kernel back the range now instead of at the first
-        // write. Pages already present are left as they are, so the parse writing the
-        // same range on another thread is unaffected; if the range is no longer
-        // mapped (the tape grew and moved) the call fails and the error is ignored.
-        let r = unsafe { libc::madvise(at as *mut libc::c_void, n, libc::MADV_POPULATE_WRITE) };
-        if r != 0 {
-            return;
-        }
-        at += n;
-    }
-}

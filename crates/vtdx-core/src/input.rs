@@ -264,7 +264,7 @@ pub(crate) fn check_deferred_range(text: &[u8], bom_len: usize, from: usize, to:
 /// The check [`decode_deferring`] left out: UTF-8 and the `Char` production over
 /// `text`, found `bom_len` bytes into the input (error offsets count from the input).
 pub(crate) fn check_deferred(text: &[u8], bom_len: usize) -> Result<(), Error> {
-    check(text).map_err(|(kind, off)| error_in(kind, bom_len + off, text, off))
+    check_deferred_range(text, bom_len, 0, text.len())
 }
 
 /// Transcoded text: validated, owned.

@@ -225,18 +225,9 @@ impl Parser {
     /// would have run first); the parse of unchecked text is then thrown away, even
     /// if it panicked. Only a panic on checked text is passed on.
     fn run_while_checking(&mut self, text: &[u8], bom_len: usize) -> Result<Result<Parsed, Error>, Error> {
-        self.reserve_tape(text.len());
-        #[cfg(all(feature = "mmap", target_os = "linux"))]
-        let tape_span = crate::hugepage::span(&self.tape_pool);
         let (checked, parsed) = std::thread::scope(|s| {
             let parse = s.spawn(|| self.run(text));
             let checked = input::check_deferred(text, bom_len);
-            // the check is done long before the parse: fault in the tape's pages from
-            // this core, so that the parse does not stop to have them zeroed
-            #[cfg(all(feature = "mmap", target_os = "linux"))]
-            if checked.is_ok() {
-                crate::hugepage::populate(tape_span);
-            }
             (checked, parse.join())
         });
         checked?;
@@ -333,14 +324,7 @@ impl Parser {
     /// Makes the pooled tape ready for a text of `len` bytes: empty, with room for
     /// typical documents (about one word per 5 input bytes).
     fn reserve_tape(&mut self, len: usize) {
-        let tape = &mut self.tape_pool;
-        tape.clear();
-        let had = tape.capacity();
-        tape.reserve(len / 5 + 16);
-        #[cfg(all(feature = "mmap", target_os = "linux"))]
-        if tape.capacity() != had {
-            crate::hugepage::advise_huge(tape);
-        }
+        reserve_tape_for(&mut self.tape_pool, len);
     }
 
     /// The parser's name tables, to be extended in place by the next parse. While a
@@ -405,6 +389,18 @@ impl Parser {
                 Err(e)
             }
         }
+    }
+}
+
+/// Empties `tape` and gives it room for the index of `len` bytes of text (about one
+/// word per 5 bytes), backed by huge pages when a new allocation is large.
+pub(super) fn reserve_tape_for(tape: &mut Vec<u32>, len: usize) {
+    tape.clear();
+    let had = tape.capacity();
+    tape.reserve(len / 5 + 16);
+    #[cfg(all(feature = "mmap", target_os = "linux"))]
+    if tape.capacity() != had {
+        crate::hugepage::advise_huge(tape);
     }
 }
 

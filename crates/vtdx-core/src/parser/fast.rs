@@ -533,7 +533,6 @@ mod tests {
     }
 
     fn bytes_of(doc: &str) -> Vec<u8> {
-        let doc = doc.replace("\\u{1}", "\u{1}");
         let mut out = Vec::new();
         for (i, part) in doc.split("#FF#").enumerate() {
             if i > 0 {

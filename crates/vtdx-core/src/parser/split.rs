@@ -245,8 +245,8 @@ impl Run<'_> {
         }
         if let Ok(h) = second {
             if self.st.bindings.len() == root_bindings {
-                let (end, tape2) = self.join(t, h, lens);
-                self.st.second_tape = tape2;
+                let end = self.join(t, &h, lens);
+                self.st.second_tape = h.tape;
                 if let Some(end) = end {
                     self.st.bindings.truncate(outer_bindings);
                     return Ok(end);
@@ -270,14 +270,10 @@ impl Run<'_> {
 
     /// Joins the second half to this run, stopped at the cut; the offset past the
     /// document element's end tag, or `None` (nothing changed) when a guess fails.
-    fn join(&mut self, t: &[u8], h: Half, lens: (usize, usize, usize)) -> (Option<usize>, Vec<u32>) {
-        let end = self.join_halves(t, &h, lens);
-        (end, h.tape)
-    }
-
-    fn join_halves(&mut self, t: &[u8], h: &Half, (q0, s0, n0): (usize, usize, usize)) -> Option<usize> {
+    fn join(&mut self, t: &[u8], h: &Half, (q0, s0, n0): (usize, usize, usize)) -> Option<usize> {
         let open = self.st.stack.len();
-        if open > STAND_INS || h.closes.len() < open {
+        // (more elements open than stand-ins: the second half failed at the extra end tag)
+        if h.closes.len() < open {
             return None;
         }
         // the stand-ins' end tags name the open elements, innermost first
@@ -410,11 +406,7 @@ fn second_half(
         opts,
         st: &mut st,
         tape: {
-            let want = (t.len() - cut) / 5 + 16;
-            if tape.capacity() < want {
-                tape = half_tape(want);
-            }
-            tape.clear();
+            super::api::reserve_tape_for(&mut tape, t.len() - cut);
             tape
         },
         names: &mut names,
@@ -433,13 +425,4 @@ fn second_half(
     let tape = std::mem::take(&mut run.tape);
     let closes = std::mem::take(&mut run.st.split.closes);
     Ok(Half { tape, names, closes })
-}
-
-/// An empty tape for `words` words.
-fn half_tape(words: usize) -> Vec<u32> {
-    #[allow(unused_mut)]
-    let mut tape = Vec::with_capacity(words);
-    #[cfg(all(feature = "mmap", target_os = "linux"))]
-    crate::hugepage::advise_huge(&mut tape);
-    tape
 }
