@@ -2,6 +2,7 @@
 //! Handy under `perf record` or `valgrind --tool=callgrind` (instruction counts are
 //! repeatable on a noisy machine): `cargo run --release -p vtdx-core --example parse_loop -- FILE [N]`.
 //! `FRESH=1` parses with `Document::parse` (a new parser each time) instead;
+//! `COLD=1` with a new `Parser::new()` for every document (what a caller who keeps nothing pays);
 //! `SPLIT=1` with `ParseOptions::parallel_parse` (two threads for a large document).
 
 use std::time::Instant;
@@ -15,8 +16,15 @@ fn main() {
     let mut parser = vtdx_core::Parser::with_options(vtdx_core::ParseOptions::new().parallel_parse(split));
     let mut times = Vec::with_capacity(n);
     let fresh = std::env::var_os("FRESH").is_some();
+    let cold = std::env::var_os("COLD").is_some();
     for _ in 0..n {
         let t = Instant::now();
+        if cold {
+            let doc = vtdx_core::Parser::new().parse(&bytes).expect("not well-formed");
+            times.push(t.elapsed().as_secs_f64());
+            drop(doc);
+            continue;
+        }
         if fresh {
             let doc = vtdx_core::Document::parse(&bytes).expect("not well-formed");
             times.push(t.elapsed().as_secs_f64());

@@ -333,15 +333,7 @@ fn decode_ascii_compatible(input: &[u8], label: String, pos: usize, defer: bool)
         if input.is_ascii() {
             return utf8(input, 0, SourceEncoding::Other { label });
         }
-        let mut out = Vec::with_capacity(input.len() + input.len() / 4);
-        for &b in input {
-            if b < 0x80 {
-                out.push(b);
-            } else {
-                out.extend_from_slice(&[0xC0 | (b >> 6), 0x80 | (b & 0x3F)]);
-            }
-        }
-        return owned(out, 0, SourceEncoding::Other { label }).map(|d| (d, false));
+        return owned(latin1_to_utf8(input), 0, SourceEncoding::Other { label }).map(|d| (d, false));
     } else if is_any(&label, ASCII) {
         if let Some(p) = input.iter().position(|&b| b >= 0x80) {
             let detail = format!("byte 0x{:02X} is not valid in encoding `{label}`", input[p]);
@@ -381,6 +373,42 @@ fn decode_ascii_compatible(input: &[u8], label: String, pos: usize, defer: bool)
     }
     out.truncate(written);
     owned(out, 0, SourceEncoding::Other { label }).map(|d| (d, false))
+}
+
+/// ISO-8859-1 as UTF-8: every byte is the code point of its value, so ASCII stays
+/// as it is and a byte from 0x80 up becomes two. A Latin-1 document is mostly
+/// ASCII: its runs are found eight bytes at a time and copied whole, and the output
+/// is sized exactly in one counting pass (which the compiler vectorizes).
+fn latin1_to_utf8(input: &[u8]) -> Vec<u8> {
+    let high: usize = input.chunks(256).map(|c| c.iter().map(|&b| u32::from(b >> 7)).sum::<u32>() as usize).sum();
+    let mut out = Vec::with_capacity(input.len() + high);
+    let mut rest = input;
+    while !rest.is_empty() {
+        let run = ascii_run(rest);
+        out.extend_from_slice(&rest[..run]);
+        rest = &rest[run..];
+        while let Some((&b, tail)) = rest.split_first().filter(|(&b, _)| b >= 0x80) {
+            out.extend_from_slice(&[0xC0 | (b >> 6), 0x80 | (b & 0x3F)]);
+            rest = tail;
+        }
+    }
+    out
+}
+
+/// The length of the ASCII run at the start of `s`.
+#[inline]
+fn ascii_run(s: &[u8]) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut words = s.chunks_exact(8);
+    let mut n = 0;
+    for w in &mut words {
+        let x = u64::from_le_bytes(w.try_into().unwrap_or([0xFF; 8])) & HIGH;
+        if x != 0 {
+            return n + x.trailing_zeros() as usize / 8;
+        }
+        n += 8;
+    }
+    n + words.remainder().iter().take_while(|&&b| b < 0x80).count()
 }
 
 /// Validates UTF-8 + Char production over `text` (already BOM-free UTF-8). Used by `decode` for
@@ -769,6 +797,17 @@ mod tests {
             let want = want.map(|(i, code_point)| (ErrorKind::InvalidChar { code_point }, i));
             proptest::prop_assert_eq!(check_generic(text.as_bytes()).err(), want.clone());
             proptest::prop_assert_eq!(check(text.as_bytes()).err(), want);
+        }
+
+        /// Latin-1 to UTF-8 is the byte's value as a code point (ISO-8859-1 is the
+        /// first 256 code points of Unicode), whatever the mix of ASCII runs and high
+        /// bytes, at every alignment.
+        #[test]
+        fn latin1_is_the_first_256_code_points(bytes in proptest::collection::vec(proptest::prop_oneof![
+            6 => 0x20u8..0x80, 1 => 0x80u8..=0xFF, 1 => proptest::sample::select(vec![0x80u8, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF, 0x7F, b'\n'])
+        ], 0..200)) {
+            let want: String = bytes.iter().map(|&b| char::from(b)).collect();
+            proptest::prop_assert_eq!(latin1_to_utf8(&bytes), want.into_bytes());
         }
     }
 
