@@ -3,6 +3,7 @@
 //! repeatable on a noisy machine): `cargo run --release -p vtdx-core --example parse_loop -- FILE [N]`.
 //! `FRESH=1` parses with `Document::parse` (a new parser each time) instead;
 //! `COLD=1` with a new `Parser::new()` for every document (what a caller who keeps nothing pays);
+//! `ISOLATED=1` with a new `Parser::isolated` (name tables built from nothing) for every document;
 //! `SPLIT=1` with `ParseOptions::parallel_parse` (two threads for a large document).
 
 use std::time::Instant;
@@ -17,10 +18,12 @@ fn main() {
     let mut times = Vec::with_capacity(n);
     let fresh = std::env::var_os("FRESH").is_some();
     let cold = std::env::var_os("COLD").is_some();
+    let isolated = std::env::var_os("ISOLATED").is_some();
     for _ in 0..n {
         let t = Instant::now();
-        if cold {
-            let doc = vtdx_core::Parser::new().parse(&bytes).expect("not well-formed");
+        if cold || isolated {
+            let mut p = if isolated { vtdx_core::Parser::isolated(Default::default()) } else { vtdx_core::Parser::new() };
+            let doc = p.parse(&bytes).expect("not well-formed");
             times.push(t.elapsed().as_secs_f64());
             drop(doc);
             continue;

@@ -186,6 +186,31 @@ pub struct Names {
     /// `wsse:BinarySecurityToken`) and `ns_map` (namespace declarations).
     long_cache: Vec<LongEntry>,
     ns_cache: Vec<NsEntry>,
+    /// The document element's start tag as the lean path last accepted it.
+    pub(crate) root_tag: Option<Box<RootTag>>,
+}
+
+/// The document element's start tag as the lean path last accepted it, taken whole
+/// when the next document's start tag has the same bytes: a SOAP message declares
+/// its namespaces on the `Envelope`, the same way in every message. Its symbols and
+/// namespace ids are those of the tables it lives in.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RootTag {
+    /// The tag, `<` to `>`.
+    pub bytes: Vec<u8>,
+    /// What else the outcome depends on: namespace processing on, the name length
+    /// and attribute count limits.
+    pub key: (bool, u32, u32),
+    pub qid: QNameId,
+    pub name_len: u32,
+    pub empty: bool,
+    /// The element record's first word (kind and symbol).
+    pub word0: u32,
+    /// Each attribute and declaration record: its first word and its name's offset
+    /// from the `<`.
+    pub attrs: Vec<(u32, u32)>,
+    /// What the tag's declarations bind: (prefix, namespace).
+    pub bindings: Vec<(QNameId, NsId)>,
 }
 
 /// A cached name of 17 to 32 bytes: its first 16 and last 16 bytes (overlapping)
@@ -306,6 +331,7 @@ impl Names {
             cache: Vec::new(),
             long_cache: Vec::new(),
             ns_cache: Vec::new(),
+            root_tag: None,
         };
         n.reset();
         n
@@ -328,6 +354,7 @@ impl Names {
         self.long_cache.resize(LONG_CACHE_SIZE, EMPTY_LONG);
         self.ns_cache.clear();
         self.ns_cache.resize(NS_CACHE_SIZE, EMPTY_NS);
+        self.root_tag = None;
         for u in ["", XML_NAMESPACE, XMLNS_NAMESPACE] {
             self.intern_ns(u);
         }

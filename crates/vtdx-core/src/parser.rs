@@ -449,16 +449,26 @@ impl Run<'_> {
         // path has taken an item
         let mut fast_stopped = false;
         if !fragment {
-            // the document element's start tag: on the lean path when its names are
-            // known (a reused parser), else on the general one
+            // the document element's start tag: as the last document's when it has its
+            // bytes; on the lean path when its names are known (a reused parser), else
+            // on the general one
             let before = self.tape.len();
-            if self.lean {
-                pos = self.content_fast(t, pos, base);
-                fast_stopped = true;
-            }
-            if self.tape.len() == before {
-                pos = self.start_tag(t, pos)?;
-                fast_stopped = false;
+            let again = self.lean && self.dtd.is_none() && base == 0;
+            match again.then(|| self.root_tag_again(t, pos)).flatten() {
+                Some(end) => pos = end,
+                None => {
+                    let start = pos;
+                    if self.lean {
+                        pos = self.content_fast(t, pos, base);
+                        fast_stopped = true;
+                    }
+                    if self.tape.len() == before {
+                        pos = self.start_tag(t, pos)?;
+                        fast_stopped = false;
+                    } else if again {
+                        self.remember_root_tag(t, start, before, pos);
+                    }
+                }
             }
             if self.st.stack.len() == base {
                 return Ok(pos);

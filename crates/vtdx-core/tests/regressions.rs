@@ -93,3 +93,68 @@ fn thread_parser_keeps_documents_apart() {
         assert_eq!(h.join().unwrap(), format!("u{i}"));
     }
 }
+
+/// Everything observable of a parse, by names rather than symbol numbers (which
+/// depend on the tables a parser has built up): each node's kind, name, namespace,
+/// byte range and text, each attribute, the namespaces in scope; or the error.
+fn observed(r: Result<vtdx_core::Document<'_>, vtdx_core::Error>) -> Result<Vec<String>, String> {
+    let doc = r.map_err(|e| format!("{:?} at {} ({}:{})", e.kind(), e.offset(), e.line(), e.column()))?;
+    let mut out = vec![format!("root {:?}", doc.root_element().range())];
+    for n in doc.root().descendants() {
+        out.push(format!("{:?} {} {:?} {:?} {:?}", n.kind(), n.name(), n.namespace_uri(), n.range(), n.text()));
+        if n.is_element() {
+            for a in n.all_attributes() {
+                out.push(format!("  @{} {:?} {:?} {:?}", a.name(), a.namespace_uri(), a.value(), a.range()));
+            }
+            out.push(format!("  ns {:?}", n.namespaces()));
+        }
+    }
+    Ok(out)
+}
+
+/// A reused parser takes a document element's start tag whole when it has the bytes
+/// of the last document's (the Envelope of SOAP messages): every document parses as
+/// it does with a parser of its own, whatever came before it, with namespaces on or
+/// off and under limits the earlier tag would break.
+#[test]
+fn a_repeated_document_element_start_tag_parses_as_alone() {
+    let roots = [
+        "<s:E xmlns:s='urn:s' xmlns:w=\"urn:w\" w:a='1'>",
+        "<s:E xmlns:s='urn:s' xmlns:w=\"urn:w\" w:a='2'>",
+        "<s:E xmlns:s='urn:s'>",
+        "<s:E xmlns:s='urn:other' >",
+        "<s:E\n  xmlns:s='urn:s'\n  s:enc='x &amp; y'>",
+        "<E xmlns='urn:d' a='1' b='2'>",
+        "<E>",
+        "<E a='>'>",
+    ];
+    let bodies = ["", "text", "<s:b/>", "<w:x w:y='1'>t</w:x>", "<b xmlns='urn:b'><c/></b>", "<s:b></s:c>"];
+    let mut docs: Vec<String> = Vec::new();
+    for r in roots {
+        let name = &r[1..r.find(|c: char| c.is_whitespace() || c == '>').unwrap()];
+        for b in bodies {
+            docs.push(format!("<?xml version='1.0'?>\n{r}{b}</{name}>"));
+        }
+        // the same tag as an empty element, and with something before it
+        docs.push(format!("{}/>", &r[..r.len() - 1]));
+        docs.push(format!("<!--c-->{r}</{name}>"));
+    }
+    let limits = [ParseOptions::default(), ParseOptions::default().namespaces(false), {
+        let mut o = ParseOptions::default();
+        o.limits.max_attributes = 2;
+        o
+    }];
+    // every document after every other, with one reused parser per options, and
+    // parsers of other options made and dropped in between (they share tables)
+    for (i, a) in docs.iter().enumerate() {
+        for (j, b) in docs.iter().enumerate() {
+            let opts = &limits[(i + j) % limits.len()];
+            let mut p = vtdx_core::Parser::with_options(opts.clone());
+            for d in [a, b, b] {
+                let got = observed(p.parse(d.as_bytes()));
+                let want = observed(vtdx_core::Parser::isolated(opts.clone()).parse(d.as_bytes()));
+                assert_eq!(got, want, "{d:?} after {a:?}, options {opts:?}");
+            }
+        }
+    }
+}

@@ -1,8 +1,8 @@
 //! The template cache against the full parser: messages generated from a few
 //! message families (values of every kind, varying repeat counts), mutated at
 //! every kind of position, give the same index, names, text and errors through
-//! both paths. The reference is a new `Parser` per message, so symbol numbers
-//! are those of a parse of that message alone.
+//! both paths. The reference is a new isolated `Parser` per message (name tables
+//! of its own), so symbol numbers are those of a parse of that message alone.
 
 use std::sync::Arc;
 
@@ -59,10 +59,10 @@ fn cache_for(template: &[u8], opts: &ParseOptions) -> (Arc<TemplateCache>, bool)
 #[track_caller]
 fn compare(cache: &Arc<TemplateCache>, opts: &ParseOptions, msg: &[u8]) -> bool {
     let before = cache.stats().hits;
-    let mut p = Parser::with_options(opts.clone()).with_template_cache(Arc::clone(cache));
+    let mut p = Parser::isolated(opts.clone()).with_template_cache(Arc::clone(cache));
     let via_cache = outcome(p.parse(msg));
     let hit = cache.stats().hits > before;
-    let full = outcome(Parser::with_options(opts.clone()).parse(msg));
+    let full = outcome(Parser::isolated(opts.clone()).parse(msg));
     assert_eq!(via_cache, full, "hit={hit} message {:?}", String::from_utf8_lossy(msg));
     hit
 }

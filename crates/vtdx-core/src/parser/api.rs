@@ -50,17 +50,75 @@ pub struct Parser {
     pub(super) st: State,
     /// Templates of earlier messages to match before parsing ([`Parser::with_template_cache`]).
     pub(crate) template_cache: Option<std::sync::Arc<crate::template::TemplateCache>>,
+    /// Name tables of its own only ([`Parser::isolated`]).
+    pub(crate) isolated: bool,
+}
+
+thread_local! {
+    /// The name tables of the last parser dropped on this thread, for the next new
+    /// parser to start from (see [`Parser::new`]).
+    static SPARE_NAMES: std::cell::Cell<Option<std::sync::Arc<Names>>> = const { std::cell::Cell::new(None) };
+}
+
+impl Drop for Parser {
+    /// Leaves the name tables on this thread for the next new parser, unless they
+    /// grew too large to keep (or still carry this parser's marks for element types
+    /// with attribute defaults while a document shares them).
+    fn drop(&mut self) {
+        let Some(mut names) = self.names_pool.take().filter(|_| !self.isolated) else { return };
+        if names.too_large_to_keep() {
+            return;
+        }
+        if !self.st.defaults.is_empty() {
+            let Some(n) = std::sync::Arc::get_mut(&mut names) else { return };
+            clear_default_marks(n, &mut self.st);
+        }
+        // during the thread's exit the slot may be gone: then the tables just go
+        let _ = SPARE_NAMES.try_with(|s| s.set(Some(names)));
+    }
+}
+
+/// Element types marked as having attribute defaults in the last document
+/// (`st.defaults`) are ordinary names again.
+fn clear_default_marks(names: &mut Names, st: &mut State) {
+    for qid in st.defaults.keys() {
+        if let Some(q) = names.qnames.get_mut(qid.index()).filter(|q| q.qname_ok == QNAME_OK_WITH_DEFAULTS) {
+            q.qname_ok = 1;
+        }
+    }
+    st.defaults.clear();
 }
 
 impl Parser {
     /// A parser with default options.
+    ///
+    /// A new parser starts from the name tables the last parser dropped on this
+    /// thread left behind (when there is one), so a parser per document costs little
+    /// more than a parser reused: the names of earlier messages are not interned
+    /// again. The tables are only an interning cache; what a document's names and
+    /// symbols are does not depend on them (symbols are numbered per table, and are
+    /// meaningless across documents in any case).
     pub fn new() -> Parser {
         Parser::default()
     }
     /// A parser with the given options.
     pub fn with_options(opts: ParseOptions) -> Parser {
-        Parser { opts, ..Parser::default() }
+        let mut p = Parser::default();
+        p.opts = opts;
+        p
     }
+    /// A parser whose name tables are its own: it adopts none that a parser dropped
+    /// earlier on this thread left (see [`Parser::new`]), and leaves its own to no
+    /// other parser when it is dropped. The tables are visible through
+    /// [`Document::names`](crate::Document::names) (every name a parser has met), so
+    /// use it when the names in one party's documents must not show in the tables of
+    /// another's. Its first document pays for building the tables from nothing.
+    pub fn isolated(opts: ParseOptions) -> Parser {
+        let mut p = Parser::with_options(opts);
+        p.isolated = true;
+        p
+    }
+
     /// The options in use.
     pub fn options(&self) -> &ParseOptions {
         &self.opts
@@ -331,8 +389,9 @@ impl Parser {
     /// document made earlier still shares them, the parse gets a copy of them while
     /// they are small (cheaper than interning every name again), else new tables; so
     /// does a parse after tables have grown too large to keep.
-    fn names_for_parse(pool: &mut Option<std::sync::Arc<Names>>) -> &mut Names {
-        let arc = pool.get_or_insert_with(Default::default);
+    fn names_for_parse(pool: &mut Option<std::sync::Arc<Names>>, isolated: bool) -> &mut Names {
+        let adopt = || if isolated { None } else { SPARE_NAMES.try_with(std::cell::Cell::take).ok().flatten() };
+        let arc = pool.get_or_insert_with(|| adopt().unwrap_or_default());
         let shared = std::sync::Arc::get_mut(arc).is_none();
         if (shared && arc.qnames.len() > 256) || arc.too_large_to_keep() {
             if let Some(names) = std::sync::Arc::get_mut(arc) {
@@ -345,7 +404,7 @@ impl Parser {
     }
 
     fn run_once(&mut self, text: &[u8], tape: Vec<u32>, expanded: bool) -> Result<Parsed, Error> {
-        let names = Self::names_for_parse(&mut self.names_pool);
+        let names = Self::names_for_parse(&mut self.names_pool, self.isolated);
         let st = &mut self.st;
         // a first half that failed: this time in one pass
         st.split = super::split::SplitState { off: std::mem::take(&mut st.split_retry), ..Default::default() };
@@ -355,13 +414,7 @@ impl Parser {
         st.entities.clear();
         st.markup_refs.clear();
         if !st.defaults.is_empty() {
-            // the previous document's element types with defaults are ordinary names again
-            for qid in st.defaults.keys() {
-                if let Some(q) = names.qnames.get_mut(qid.index()).filter(|q| q.qname_ok == QNAME_OK_WITH_DEFAULTS) {
-                    q.qname_ok = 1;
-                }
-            }
-            st.defaults.clear();
+            clear_default_marks(names, st);
         }
         // interned first by `Names::reset`
         let (q_xml, q_xmlns) = (crate::names::Q_XML, crate::names::Q_XMLNS);
@@ -413,5 +466,69 @@ fn release_spare(tape: &mut Vec<u32>) {
     let spare = tape.capacity() - tape.len();
     if spare * 4 > 4096 && spare > tape.len() / 8 {
         tape.shrink_to_fit();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The qualified name `name`'s QName-check state in `names`.
+    fn qname_state(names: &Names, name: &str) -> Option<u8> {
+        (0..names.qnames.len()).find(|&i| names.qname_text(crate::names::QNameId::new(i as u32)) == name).map(|i| names.qnames[i].qname_ok)
+    }
+
+    #[test]
+    fn a_new_parser_adopts_the_tables_a_dropped_one_left() {
+        std::thread::spawn(|| {
+            let mut first = Parser::new();
+            let doc = first.parse(b"<m><alpha/><beta x='1'/></m>").unwrap();
+            let alpha = doc.names().sym_count();
+            drop(doc);
+            drop(first);
+            // the second parser meets `alpha` and `beta` as known names: its new name `gamma`
+            // comes after them, and every name of its document reads as written
+            let mut second = Parser::new();
+            let doc = second.parse(b"<m><gamma/><alpha/></m>").unwrap();
+            let n = doc.names();
+            assert_eq!(n.sym_count(), alpha + 1);
+            let first = doc.root_element().first_element_child().unwrap();
+            let names = [first.name(), first.next_element_sibling().unwrap().name()];
+            assert_eq!(names, ["gamma", "alpha"]);
+            // a document still alive keeps its tables: the next parser's document gets its own copy
+            let mut third = Parser::new();
+            drop(second);
+            let other = third.parse(b"<z/>").unwrap();
+            assert_eq!(doc.root_element().name(), "m");
+            assert_eq!(other.root_element().name(), "z");
+            drop((doc, other, third));
+            // an isolated parser neither adopts tables nor leaves its own
+            let mut own = Parser::isolated(ParseOptions::default());
+            let doc = own.parse(b"<m><own/></m>").unwrap();
+            assert_eq!(doc.names().sym_count(), 2);
+            drop((doc, own));
+            let mut next = Parser::new();
+            let doc = next.parse(b"<delta/>").unwrap();
+            let known = |local: &str| !doc.names().syms_matching(None, Some(local)).is_empty();
+            assert!(known("alpha") && known("z") && !known("own"), "next adopts the tables third left, not the isolated parser's");
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn adopted_tables_carry_no_marks_for_attribute_defaults() {
+        std::thread::spawn(|| {
+            let mut first = Parser::new();
+            let doc = first.parse(b"<!DOCTYPE d [<!ATTLIST e a CDATA 'v'>]><d><e/></d>").unwrap();
+            assert_eq!(qname_state(doc.names(), "e"), Some(QNAME_OK_WITH_DEFAULTS));
+            drop(doc);
+            drop(first);
+            let mut second = Parser::new();
+            let names = Parser::names_for_parse(&mut second.names_pool, false);
+            assert_eq!(qname_state(names, "e"), Some(1));
+        })
+        .join()
+        .unwrap();
     }
 }

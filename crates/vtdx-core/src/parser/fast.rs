@@ -292,6 +292,86 @@ impl Run<'_> {
     }
 }
 
+impl Run<'_> {
+    /// What besides its bytes decides the lean path's outcome for a start tag:
+    /// namespace processing, the name length and attribute count limits.
+    fn root_tag_key(&self) -> (bool, u32, u32) {
+        let l = &self.opts.limits;
+        (self.ns_on, l.max_name_len, l.max_attributes)
+    }
+
+    /// The document element's start tag at `pos` when its bytes are those the lean
+    /// path last accepted ([`Names::root_tag`]): records and bindings as then, and the
+    /// offset after the tag. `None` otherwise (the caller parses it).
+    pub(super) fn root_tag_again(&mut self, t: &[u8], pos: usize) -> Option<usize> {
+        let key = self.root_tag_key();
+        if self.opts.limits.max_depth == 0 || self.tape.len() >= MAX_TAPE_WORDS {
+            return None;
+        }
+        let m = self.names.root_tag.as_deref().filter(|m| m.key == key && t.get(pos..pos + m.bytes.len()) == Some(&m.bytes[..]))?;
+        let (rec, end) = (self.tape.len() as u32, pos + m.bytes.len());
+        let (end_rec, end_off) = if m.empty { (rec + 5 + 2 * m.attrs.len() as u32, end as u32) } else { (0, 0) };
+        put(&mut self.tape, [m.word0, pos as u32, end_rec, NONE, end_off]);
+        for &(w, off) in &m.attrs {
+            put(&mut self.tape, [w, pos as u32 + off]);
+        }
+        if !m.empty {
+            let st = &mut *self.st;
+            let bindings = st.bindings.len() as u32;
+            st.bindings.extend(m.bindings.iter().map(|&(prefix, ns)| Binding { prefix, ns }));
+            st.stack.push(OpenElem { rec, name_start: pos as u32 + 1, name_len: m.name_len, bindings, qid: m.qid, last_child: NO_PREFIX });
+        }
+        Some(end)
+    }
+
+    /// The lean path took the document element's start tag at `pos` (its records from
+    /// `rec` on) and stopped at `stopped` (the tag's end when the element is empty):
+    /// keeps the tag, its records and bindings for the next document
+    /// ([`Run::root_tag_again`]).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn remember_root_tag(&mut self, t: &[u8], pos: usize, rec: usize, stopped: usize) {
+        let key = self.root_tag_key();
+        let words = &self.tape[rec..];
+        let attrs = || words[5..].chunks_exact(2).take_while(|a| matches!(a[0] >> KIND_SHIFT, K_ATTR | K_NSDECL));
+        let st = &*self.st;
+        let open = st.stack.first().filter(|e| e.rec as usize == rec);
+        let (end, name_len, qid, pushed) = match open {
+            None => (stopped, scan_name(t, pos + 1).map_or(0, |e| e - pos - 1), NO_PREFIX, &[][..]),
+            Some(e) => {
+                // the tag ends after its last attribute's value (or its name), white space and `>`
+                let after = match attrs().last() {
+                    None => Some(e.name_start as usize + e.name_len as usize),
+                    Some(a) => scan_name(t, a[1] as usize).and_then(|ae| {
+                        let q = *t.get(ae + 1)?;
+                        memchr(q, t.get(ae + 2..)?).map(|v| ae + 2 + v + 1)
+                    }),
+                };
+                let Some(p) = after.map(|p| skip_ws(t, p)).filter(|&p| t.get(p) == Some(&b'>')) else { return };
+                let next = st.stack.get(1).map_or(st.bindings.len(), |c| c.bindings as usize);
+                (p + 1, e.name_len as usize, e.qid, &st.bindings[e.bindings as usize..next])
+            }
+        };
+        if end - pos > 4096 {
+            // rare, and not worth holding on to
+            self.names.root_tag = None;
+            return;
+        }
+        let m = self.names.root_tag.get_or_insert_with(Default::default);
+        m.bytes.clear();
+        m.bytes.extend_from_slice(&t[pos..end]);
+        m.key = key;
+        m.qid = qid;
+        m.name_len = name_len as u32;
+        m.empty = open.is_none();
+        m.word0 = words[0];
+        m.attrs.clear();
+        m.attrs.extend(attrs().map(|a| (a[0], a[1] - pos as u32)));
+        m.bindings.clear();
+        m.bindings.extend(pushed.iter().map(|b| (b.prefix, b.ns)));
+    }
+}
+
 /// An attribute value quoted with `q` has a `&` at `amp`: the offset of the closing
 /// quote or `<` past it, when every reference is a predefined entity reference.
 #[inline(never)]
@@ -357,7 +437,8 @@ mod tests {
     /// the lean path on or off.
     fn outcome(opts: &ParseOptions, doc: &[u8], general_only: bool) -> Result<(Vec<u32>, u32), (String, u64)> {
         GENERAL_ONLY.with(|g| g.set(general_only));
-        let mut parser = Parser::with_options(opts.clone());
+        // tables of its own, so both paths number symbols alike
+        let mut parser = Parser::isolated(opts.clone());
         // twice with one parser: the lean path takes only names the general path has
         // checked, so the second parse (with the names and predictions of the first) is
         // the one that exercises it

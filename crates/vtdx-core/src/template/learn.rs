@@ -110,13 +110,14 @@ enum Piece {
 type Refused = ();
 
 impl Template {
-    /// Parses `input` with a new parser (so the template's name tables are those
-    /// of a parse of this message alone) and learns its template. `None` when the
+    /// Parses `input` with a new isolated parser (so the template's name tables are
+    /// those of a parse of this message alone: small, and holding no names of other
+    /// documents parsed on this thread) and learns its template. `None` when the
     /// message is not well-formed or is of a kind the cache does not take: a
     /// document type declaration, a byte-order mark or an encoding other than
     /// UTF-8, entity expansion, or a document over 4 GiB.
     pub(crate) fn learn(input: &[u8], opts: &ParseOptions) -> Option<Template> {
-        let mut parser = Parser::with_options(opts.clone());
+        let mut parser = Parser::isolated(opts.clone());
         let doc = parser.parse(input).ok()?;
         if doc.dtd.is_some()
             || !doc.expansions.is_empty()

@@ -15,8 +15,9 @@ fn matched(t: &Template, msg: &str) -> Option<Vec<u32>> {
     run_template(t, msg.as_bytes(), &mut tape).then_some(tape)
 }
 
+/// A full parse's index, symbols numbered from fresh tables.
 fn full(msg: &str) -> Vec<u32> {
-    Parser::new().parse(msg.as_bytes()).expect("well-formed").tape().to_vec()
+    Parser::isolated(Default::default()).parse(msg.as_bytes()).expect("well-formed").tape().to_vec()
 }
 
 #[test]
@@ -162,8 +163,8 @@ fn a_key_that_keeps_missing_backs_off() {
     use crate::TemplateCache;
     use std::sync::Arc;
     let cache = Arc::new(TemplateCache::new());
-    // a new parser per message: its symbols are numbered as a full parse's
-    let parser = || Parser::new().with_template_cache(Arc::clone(&cache));
+    // a new parser with fresh tables per message: its symbols are numbered as a full parse's
+    let parser = || Parser::isolated(Default::default()).with_template_cache(Arc::clone(&cache));
     let msg = |op: usize, v: usize| format!("<env><head>{v}</head><body><op{op} a='{v}'/></body></env>");
     // 400 structures, each seen twice in a row then never again
     for op in 0..400 {
