@@ -57,6 +57,7 @@ impl Run<'_> {
             }
             bound(bindings, prefix)
         };
+        let actx = AttrContext { max_name, max_attrs, ns_on, has_dtd, q_xml, q_xmlns };
         loop {
             // character data up to the next markup
             let Some(at) = crate::chars::find3(t, pos, b'<', b'&', b']') else { return pos };
@@ -136,84 +137,20 @@ impl Run<'_> {
             if !ok {
                 return pos;
             }
-            attrs.clear();
-            let (mut decls, mut unbound) = (false, false);
+            // the attributes (out of line: most start tags have none)
             let mut p = ne;
-            let empty = loop {
-                let Some(&(mut c)) = t.get(p) else { return pos };
-                if is_ws(c) {
-                    p = skip_ws(t, p + 1);
-                    let Some(&d) = t.get(p) else { return pos };
-                    c = d;
-                } else if c != b'>' && c != b'/' {
-                    return pos;
-                }
-                if c == b'>' {
-                    p += 1;
-                    break false;
-                }
-                if c == b'/' {
-                    if t.get(p + 1) != Some(&b'>') {
-                        return pos;
+            let (empty, decls, unbound) = if t.get(p) == Some(&b'>') {
+                p += 1;
+                attrs.clear();
+                (false, false, false)
+            } else {
+                match tag_attributes(&actx, names, attrs, bindings, t, p) {
+                    Some((np, e, d, u)) => {
+                        p = np;
+                        (e, d, u)
                     }
-                    p += 2;
-                    break true;
+                    None => return pos,
                 }
-                // an attribute, after whitespace: name="value"
-                let an = p;
-                let Some(ae) = scan_name(t, an) else { return pos };
-                if ae - an > max_name || t.get(ae) != Some(&b'=') {
-                    return pos;
-                }
-                let Some(&q) = t.get(ae + 1) else { return pos };
-                if q != b'"' && q != b'\'' {
-                    return pos;
-                }
-                // the value: to the closing quote, past predefined entity references
-                let vs = ae + 2;
-                let Some(mut stop) = crate::chars::find3(t, vs, q, b'<', b'&') else { return pos };
-                let refs = t[stop] == b'&';
-                if refs {
-                    let Some(s) = past_refs(t, stop, q) else { return pos };
-                    stop = s;
-                }
-                if t[stop] != q || attrs.len() >= max_attrs {
-                    return pos;
-                }
-                let aq = names.intern_qname_at(t, an, ae);
-                let mut is_decl = false;
-                let mut ans = NS_NONE;
-                if ns_on {
-                    let info = &names.qnames[aq.index()];
-                    if info.qname_ok != 1 {
-                        return pos;
-                    }
-                    is_decl = aq == q_xmlns || info.prefix == q_xmlns;
-                    if is_decl {
-                        // not when a DTD may type it, or its value needs decoding or normalizing
-                        if has_dtd || refs || memchr3(b'\t', b'\n', b'\r', &t[vs..stop]).is_some() {
-                            return pos;
-                        }
-                        decls = true;
-                    } else if info.prefix != NO_PREFIX {
-                        // resolved again below when the tag declares namespaces
-                        match bound(bindings, info.prefix) {
-                            Some(n) => ans = n,
-                            None => unbound = true,
-                        }
-                    }
-                }
-                attrs.push(AttrScratch {
-                    qid: aq,
-                    name_off: an as u32,
-                    name_end: ae as u32,
-                    val_start: vs as u32,
-                    val_end: stop as u32,
-                    ns: ans,
-                    is_decl,
-                    plain: !refs,
-                });
-                p = stop + 1;
             };
             // A tag with declarations pushes its bindings here; handing over drops them.
             let bind_base = bindings.len();
@@ -370,6 +307,139 @@ impl Run<'_> {
         m.bindings.clear();
         m.bindings.extend(pushed.iter().map(|b| (b.prefix, b.ns)));
     }
+}
+
+/// What the attribute scan of a start tag on the lean path needs from the run.
+#[derive(Clone, Copy)]
+struct AttrContext {
+    max_name: usize,
+    max_attrs: usize,
+    ns_on: bool,
+    has_dtd: bool,
+    q_xml: QNameId,
+    q_xmlns: QNameId,
+}
+
+/// The attributes of a start tag on the lean path, from `p` (just after its name)
+/// into `attrs`: the offset past the tag, whether it was an empty-element tag,
+/// whether it declares namespaces, and whether a prefix was not bound. `None` when
+/// the general path must take the tag.
+#[inline(never)]
+fn tag_attributes(
+    cx: &AttrContext,
+    names: &mut Names,
+    attrs: &mut Vec<AttrScratch>,
+    bindings: &[Binding],
+    t: &[u8],
+    mut p: usize,
+) -> Option<(usize, bool, bool, bool)> {
+    // `attrs` still holds the previous start tag's attributes: the names to
+    // expect in the same places (the tags of a list's items are alike)
+    let AttrContext { max_name, max_attrs, ns_on, has_dtd, q_xml, q_xmlns } = *cx;
+    let mut n_attrs = 0;
+    let (mut decls, mut unbound) = (false, false);
+    let empty = loop {
+        let &(mut c) = t.get(p)?;
+        if is_ws(c) {
+            p = skip_ws(t, p + 1);
+            let &d = t.get(p)?;
+            c = d;
+        } else if c != b'>' && c != b'/' {
+            return None;
+        }
+        if c == b'>' {
+            p += 1;
+            break false;
+        }
+        if c == b'/' {
+            if t.get(p + 1) != Some(&b'>') {
+                return None;
+            }
+            p += 2;
+            break true;
+        }
+        // an attribute, after whitespace: name="value"; the name is the one the
+        // previous tag had in this place when its bytes and an `=` are here
+        let an = p;
+        let (aq, ae) = attr_name(names, t, an, attrs.get(n_attrs).map(|a| a.qid), max_name)?;
+        let &q = t.get(ae + 1)?;
+        if q != b'"' && q != b'\'' {
+            return None;
+        }
+        // the value: to the closing quote, past predefined entity references
+        let vs = ae + 2;
+        let mut stop = crate::chars::find3(t, vs, q, b'<', b'&')?;
+        let refs = t[stop] == b'&';
+        if refs {
+            let s = past_refs(t, stop, q)?;
+            stop = s;
+        }
+        if t[stop] != q || n_attrs >= max_attrs {
+            return None;
+        }
+        let mut is_decl = false;
+        let mut ans = NS_NONE;
+        if ns_on {
+            let info = &names.qnames[aq.index()];
+            if info.qname_ok != 1 {
+                return None;
+            }
+            is_decl = aq == q_xmlns || info.prefix == q_xmlns;
+            if is_decl {
+                // not when a DTD may type it, or its value needs decoding or normalizing
+                if has_dtd || refs || memchr3(b'\t', b'\n', b'\r', &t[vs..stop]).is_some() {
+                    return None;
+                }
+                decls = true;
+            } else if info.prefix != NO_PREFIX {
+                // resolved again below when the tag declares namespaces
+                match (info.prefix != q_xml && info.prefix != q_xmlns).then(|| bound(bindings, info.prefix)).flatten() {
+                    Some(n) => ans = n,
+                    None => unbound = true,
+                }
+            }
+        }
+        let a = AttrScratch {
+            qid: aq,
+            name_off: an as u32,
+            name_end: ae as u32,
+            val_start: vs as u32,
+            val_end: stop as u32,
+            ns: ans,
+            is_decl,
+            plain: !refs,
+        };
+        match attrs.get_mut(n_attrs) {
+            Some(slot) => *slot = a,
+            None => attrs.push(a),
+        }
+        n_attrs += 1;
+        p = stop + 1;
+    };
+    attrs.truncate(n_attrs);
+    Some((p, empty, decls, unbound))
+}
+
+/// The name of the attribute at `an` and its end, where an `=` must follow: `guess`
+/// (the name the previous start tag had in this place) when its bytes are there,
+/// else the name scanned and interned. `None` when there is no name, it is longer
+/// than `max_name` or no `=` follows (the general path then takes the tag).
+#[inline(always)]
+fn attr_name(names: &mut Names, t: &[u8], an: usize, guess: Option<QNameId>, max_name: usize) -> Option<(QNameId, usize)> {
+    if let Some(g) = guess {
+        let i = &names.qnames[g.index()];
+        let len = i.len as usize;
+        // names over 16 bytes have no words to compare (`len` is u32::MAX); the name
+        // limit needs no check, a name this document's tags had has passed it
+        if len <= 16 && t.get(an + len) == Some(&b'=') && crate::names::load16_at(t, an, len) == (i.w0, i.w1) {
+            return Some((g, an + len));
+        }
+    }
+    let ae = scan_name(t, an)?;
+    if ae - an > max_name || t.get(ae) != Some(&b'=') {
+        return None;
+    }
+    Some((names.intern_qname_at(t, an, ae), ae))
 }
 
 /// An attribute value quoted with `q` has a `&` at `amp`: the offset of the closing
@@ -670,6 +740,41 @@ mod tests {
                 for warm in [0, 5, 1000] {
                     let got = split_outcome(&ParseOptions::default(), doc.as_bytes(), Some((at, warm)));
                     assert_eq!(got, want, "{doc} cut from {at}, warm-up {warm}");
+                }
+            }
+        }
+    }
+
+    /// The lean path expects each attribute name where the previous start tag had it:
+    /// names that are prefixes of each other, differ in their last byte, are longer
+    /// than 16 bytes or than the name limit, repeat (a duplicate), or are prefixed
+    /// and bound differently, all parse as the general path parses them.
+    #[test]
+    fn expected_attribute_names_agree_with_the_general_path() {
+        let tags = [
+            "<e ab='1' abc='2'/>",
+            "<e abc='1' ab='2'/>",
+            "<e ab='1' ab='2'/>",
+            "<e ab='1' abd='2'/>",
+            "<e a='1' b='2' c='3'/>",
+            "<e a='1' b='2'/>",
+            "<e a='1' b='2' c='3' d='4'/>",
+            "<e a='1' b ='2'/>",
+            "<e averyveryverylongname='1' averyveryverylongnamf='2'/>",
+            "<e p:a='1' q:a='2' xmlns:q='urn:p'/>",
+            "<e p:a='1' q:a='2' xmlns:q='urn:q'/>",
+            "<f a='1'><g a='2' b='3'/></f>",
+            "<e a='&amp;' b='&lt;'/>",
+        ];
+        let mut small = ParseOptions::default();
+        small.limits.max_name_len = 7;
+        for opts in [ParseOptions::default(), ParseOptions::default().namespaces(false), small] {
+            for a in tags {
+                for b in tags {
+                    for c in tags {
+                        let doc = format!("<r xmlns:p='urn:p'>{a}{b}\n{c}{b}</r>");
+                        assert_eq!(outcome(&opts, doc.as_bytes(), false), outcome(&opts, doc.as_bytes(), true), "{doc}");
+                    }
                 }
             }
         }
