@@ -842,7 +842,9 @@ def main():
         if v and c:
             w(f"\nCold and warm: a new `Parser` per message (vtdx-cold) parses {c['msgs_per_s']:,.0f} messages/s, "
               f"the per-thread parser (vtdx) {v['msgs_per_s']:,.0f}: {c['median_ns'] / v['median_ns']:.2f}× the time per "
-              "message, the cost of building name tables and scratch state for every message.\n")
+              "message: a new parser builds its scratch state and index for every message, and adopts the name tables "
+              "the parser dropped before it left on the thread (`Parser::isolated`, which builds them too, costs 4.6× "
+              "the per-thread parser's instructions on soap_wss_2k: docs/parsing.md).\n")
 
     # ------------------------------------------------------------ memory
     w("\n## Memory\n")
