@@ -43,6 +43,15 @@ const fn build_table() -> [u8; 256] {
 /// The byte class table.
 pub(crate) static CLASS: [u8; 256] = build_table();
 
+/// The high bit of every byte of `x` (eight bytes, little-endian) that is below
+/// `n` (at most 0x80), and perhaps of bytes from 0x80 up: a quick test that a word
+/// needs a closer look, never missing a byte below `n`.
+#[inline(always)]
+pub(crate) const fn bytes_below(x: u64, n: u8) -> u64 {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    x.wrapping_sub(LOW * n as u64) & !x & (LOW * 0x80)
+}
+
 #[inline(always)]
 pub(crate) fn is_ws(b: u8) -> bool {
     CLASS[b as usize] & WS != 0

@@ -49,14 +49,7 @@ impl Run<'_> {
         let attrs = &mut st.attrs;
         let tape = &mut self.tape;
         let names = &mut *self.names;
-        // the namespace `prefix` is bound to; None for the reserved prefixes (left to
-        // the general path) or an unbound one
-        let bound = |bindings: &[Binding], prefix: QNameId| -> Option<NsId> {
-            if prefix == q_xml || prefix == q_xmlns {
-                return None;
-            }
-            bound(bindings, prefix)
-        };
+        let bound = |bindings: &[Binding], prefix: QNameId| bound_unreserved(bindings, prefix, q_xml, q_xmlns);
         let actx = AttrContext { max_name, max_attrs, ns_on, has_dtd, q_xml, q_xmlns };
         loop {
             // character data up to the next markup
@@ -309,6 +302,16 @@ impl Run<'_> {
     }
 }
 
+/// The namespace `prefix` is bound to on the lean path; `None` for the reserved
+/// prefixes (left to the general path) or an unbound one.
+#[inline(always)]
+fn bound_unreserved(bindings: &[Binding], prefix: QNameId, q_xml: QNameId, q_xmlns: QNameId) -> Option<NsId> {
+    if prefix == q_xml || prefix == q_xmlns {
+        return None;
+    }
+    bound(bindings, prefix)
+}
+
 /// What the attribute scan of a start tag on the lean path needs from the run.
 #[derive(Clone, Copy)]
 struct AttrContext {
@@ -393,7 +396,7 @@ fn tag_attributes(
                 decls = true;
             } else if info.prefix != NO_PREFIX {
                 // resolved again below when the tag declares namespaces
-                match (info.prefix != q_xml && info.prefix != q_xmlns).then(|| bound(bindings, info.prefix)).flatten() {
+                match bound_unreserved(bindings, info.prefix, q_xml, q_xmlns) {
                     Some(n) => ans = n,
                     None => unbound = true,
                 }
@@ -425,14 +428,11 @@ fn tag_attributes(
 /// more than the scan).
 #[inline(never)]
 fn has_tab_or_line_end(s: &[u8]) -> bool {
-    const LOW: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let is_special = |c: &u8| matches!(c, b'\t' | b'\n' | b'\r');
     let mut words = s.chunks_exact(8);
     for w in &mut words {
         let x = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-        // a byte below 0x0E sets its high bit here (bytes of 0x80 and up may too)
-        if x.wrapping_sub(LOW * 0x0E) & !x & HIGH != 0 && w.iter().any(is_special) {
+        if crate::chars::bytes_below(x, 0x0E) != 0 && w.iter().any(is_special) {
             return true;
         }
     }

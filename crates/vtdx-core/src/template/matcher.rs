@@ -327,13 +327,11 @@ fn predefined_ref_len(s: &[u8]) -> Option<usize> {
 /// anything else through the parser's own check.
 #[inline]
 fn chars_ok(s: &[u8]) -> bool {
-    const LOW: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut words = s.chunks_exact(8);
     for w in &mut words {
         let x = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
         // a byte of 0x80 or more, or below 0x20
-        if (x | (x.wrapping_sub(LOW * 0x20) & !x)) & HIGH != 0
+        if (x & 0x8080_8080_8080_8080) | crate::chars::bytes_below(x, 0x20) != 0
             && !w.iter().all(|&c| (0x20..0x80).contains(&c) || matches!(c, b'\t' | b'\n' | b'\r'))
         {
             return crate::input::validate_utf8_chars(s).is_ok();
