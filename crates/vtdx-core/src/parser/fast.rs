@@ -50,7 +50,7 @@ impl Run<'_> {
         let tape = &mut self.tape;
         let names = &mut *self.names;
         let bound = |bindings: &[Binding], prefix: QNameId| bound_unreserved(bindings, prefix, q_xml, q_xmlns);
-        let actx = AttrContext { max_name, max_attrs, ns_on, has_dtd, q_xml, q_xmlns };
+        let mut actx = AttrContext { max_name, max_attrs, ns_on, has_dtd, q_xml, q_xmlns, accepted: false };
         loop {
             // character data up to the next markup
             let Some(at) = crate::chars::find3(t, pos, b'<', b'&', b']') else { return pos };
@@ -132,15 +132,15 @@ impl Run<'_> {
             }
             // the attributes (out of line: most start tags have none)
             let mut p = ne;
-            let (empty, decls, unbound) = if t.get(p) == Some(&b'>') {
+            let (empty, decls) = if t.get(p) == Some(&b'>') {
                 p += 1;
                 attrs.clear();
-                (false, false, false)
+                (false, false)
             } else {
                 match tag_attributes(&actx, names, attrs, bindings, t, p) {
-                    Some((np, e, d, u)) => {
+                    Some((np, e, d)) => {
                         p = np;
-                        (e, d, u)
+                        (e, d)
                     }
                     None => return pos,
                 }
@@ -148,11 +148,7 @@ impl Run<'_> {
             // A tag with declarations pushes its bindings here; handing over drops them.
             let bind_base = bindings.len();
             let checked = 'check: {
-                if decls {
-                    if !declare(names, bindings, attrs, t, q_xml, q_xmlns) {
-                        break 'check None;
-                    }
-                } else if unbound {
+                if decls && !declare(names, bindings, attrs, t, q_xml, q_xmlns) {
                     break 'check None;
                 }
                 let ens = if !ns_on || bindings.is_empty() {
@@ -167,10 +163,6 @@ impl Run<'_> {
                         None => break 'check None,
                     }
                 };
-                let n = attrs.len();
-                if n > 1 && (n > 16 || first_duplicate(attrs, t, ns_on).is_some()) {
-                    break 'check None;
-                }
                 // the symbol: usually the one this name had last time
                 let sym = if last.0 == ens {
                     last.1
@@ -180,28 +172,29 @@ impl Run<'_> {
                         None => break 'check None,
                     }
                 };
-                for a in attrs.iter() {
-                    if names.sym(a.qid, a.ns).is_none() {
-                        break 'check None;
-                    }
-                }
                 Some(sym)
             };
             let Some(sym) = checked else {
                 bindings.truncate(bind_base);
                 return pos;
             };
+            // recorded as `start_tag` would (symbols made in its order: the element's,
+            // then the attributes'); an attribute without a symbol hands over
             let n = attrs.len();
-            // accepted: record it as `start_tag` would
-            note_child(stack, names, qid);
             let rec = tape.len() as u32;
             let (end_rec, end_off) = if empty { (rec + 5 + 2 * n as u32, p as u32) } else { (0, 0) };
             put(tape, [(K_ELEM << KIND_SHIFT) | sym.as_u32(), pos as u32, end_rec, top.rec, end_off]);
             for a in attrs.iter() {
-                let s = names.sym(a.qid, a.ns).map_or(0, Sym::as_u32);
+                let Some(s) = names.sym(a.qid, a.ns) else {
+                    tape.truncate(rec as usize);
+                    bindings.truncate(bind_base);
+                    return pos;
+                };
                 let k = if a.is_decl { K_NSDECL } else { K_ATTR };
-                put(tape, [(k << KIND_SHIFT) | s, a.name_off]);
+                put(tape, [(k << KIND_SHIFT) | s.as_u32(), a.name_off]);
             }
+            actx.accepted = true;
+            note_child(stack, names, qid);
             if empty {
                 bindings.truncate(bind_base);
                 if depth == 0 {
@@ -321,12 +314,17 @@ struct AttrContext {
     has_dtd: bool,
     q_xml: QNameId,
     q_xmlns: QNameId,
+    /// `attrs` holds the attributes of a start tag the lean loop accepted (so
+    /// their names are unique), not the general path's.
+    accepted: bool,
 }
 
 /// The attributes of a start tag on the lean path, from `p` (just after its name)
-/// into `attrs`: the offset past the tag, whether it was an empty-element tag,
-/// whether it declares namespaces, and whether a prefix was not bound. `None` when
-/// the general path must take the tag.
+/// into `attrs`: the offset past the tag, whether it was an empty-element tag and
+/// whether it declares namespaces. `None` when the general path must take the tag.
+/// A tag without declarations has its attributes' namespaces resolved and their
+/// names checked for uniqueness here (a tag with them, in [`declare`]): skipped
+/// when the names and namespaces are the last accepted tag's (or its first ones), in its order.
 #[inline(never)]
 fn tag_attributes(
     cx: &AttrContext,
@@ -335,12 +333,13 @@ fn tag_attributes(
     bindings: &[Binding],
     t: &[u8],
     mut p: usize,
-) -> Option<(usize, bool, bool, bool)> {
+) -> Option<(usize, bool, bool)> {
     // `attrs` still holds the previous start tag's attributes: the names to
     // expect in the same places (the tags of a list's items are alike)
-    let AttrContext { max_name, max_attrs, ns_on, has_dtd, q_xml, q_xmlns } = *cx;
+    let AttrContext { max_name, max_attrs, ns_on, has_dtd, q_xml, q_xmlns, accepted } = *cx;
     let mut n_attrs = 0;
     let (mut decls, mut unbound) = (false, false);
+    let mut same = accepted;
     let empty = loop {
         let &(mut c) = t.get(p)?;
         if is_ws(c) {
@@ -413,14 +412,32 @@ fn tag_attributes(
             plain: !refs,
         };
         match attrs.get_mut(n_attrs) {
-            Some(slot) => *slot = a,
-            None => attrs.push(a),
+            Some(slot) => {
+                same &= slot.qid == aq && slot.ns == ans;
+                *slot = a;
+            }
+            None => {
+                same = false;
+                attrs.push(a);
+            }
         }
         n_attrs += 1;
         p = stop + 1;
     };
+    // (fewer names than the last tag's, in its order, are unique too)
     attrs.truncate(n_attrs);
-    Some((p, empty, decls, unbound))
+    if !decls && (unbound || (!same && !unique_names(attrs, t, ns_on))) {
+        return None;
+    }
+    Some((p, empty, decls))
+}
+
+/// No two of a start tag's attributes (at most 16 of them, else `false`: left to
+/// the general path) share a qualified or expanded name.
+#[inline]
+fn unique_names(attrs: &[AttrScratch], t: &[u8], ns_on: bool) -> bool {
+    let n = attrs.len();
+    n < 2 || (n <= 16 && first_duplicate(attrs, t, ns_on).is_none())
 }
 
 /// Does `s` hold a tab, LF or CR? Eight bytes at a time, looking closely only at
@@ -484,9 +501,9 @@ fn predefined_ref_len(s: &[u8]) -> Option<usize> {
 
 /// The namespace declarations of a start tag on the lean path (as `Run::namespaces`
 /// makes them): pushes their bindings, then resolves the prefixed attributes with
-/// them. `false` when the general path must take the tag (a declaration
-/// [`declaration_problem`] objects to, the `xml` prefix, an unbound prefix); the caller drops
-/// the bindings pushed so far.
+/// them and checks that the names are unique. `false` when the general path must
+/// take the tag (a declaration [`declaration_problem`] objects to, the `xml` prefix,
+/// an unbound prefix, a repeated name); the caller drops the bindings pushed so far.
 #[inline(never)]
 fn declare(names: &mut Names, bindings: &mut Vec<Binding>, attrs: &mut [AttrScratch], t: &[u8], q_xml: QNameId, q_xmlns: QNameId) -> bool {
     for a in attrs.iter_mut().filter(|a| a.is_decl) {
@@ -513,7 +530,7 @@ fn declare(names: &mut Names, bindings: &mut Vec<Binding>, attrs: &mut [AttrScra
             }
         }
     }
-    true
+    unique_names(attrs, t, true)
 }
 
 #[cfg(test)]
@@ -796,6 +813,9 @@ mod tests {
             "<e p:a='1' q:a='2' xmlns:q='urn:q'/>",
             "<f a='1'><g a='2' b='3'/></f>",
             "<e a='&amp;' b='&lt;'/>",
+            // the names of the tag before, but `q` bound to `p`'s namespace now
+            "<i xmlns:q='urn:p'><h xmlns:q='urn:q'><e p:a='1' q:a='2'/></h><e p:a='1' q:a='2'/></i>",
+            "<i xmlns:q='urn:q'><h xmlns:q='urn:p'><e p:a='1' q:a='2'/></h><e p:a='1' q:a='2'/></i>",
         ];
         let mut small = ParseOptions::default();
         small.limits.max_name_len = 7;
