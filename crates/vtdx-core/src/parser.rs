@@ -140,12 +140,19 @@ enum EntState {
     },
 }
 
+/// How many entities `State::recent_entities` keeps.
+const RECENT_ENTITIES: usize = 8;
+
 #[derive(Debug, Default)]
 struct State {
     stack: Vec<OpenElem>,
     bindings: Vec<Binding>,
     attrs: Vec<AttrScratch>,
     entities: HashMap<Box<str>, EntState>,
+    /// The last few internal entities content referred to, checked: name, expanded
+    /// size, whether the expansion has markup (a few compares instead of two hash
+    /// lookups and a copy of the declaration per reference).
+    recent_entities: Vec<(Box<str>, u64, bool)>,
     markup_refs: Vec<(usize, usize, Box<str>)>,
     /// Element type → the attributes the internal subset defaults for it (empty
     /// without attribute-list defaults, so one `is_empty` keeps them off the lean path).
@@ -1074,8 +1081,14 @@ impl Run<'_> {
     /// Checks a reference to general entity `name` in content. Returns whether its
     /// expansion contains markup.
     fn check_entity(&mut self, t: &[u8], at: usize, name: &str, charge: bool) -> Result<bool, Error> {
-        let decl = self.dtd.as_ref().and_then(|d| d.entity(name)).cloned();
-        let decl = match decl {
+        // an internal entity this document referred to lately: checked, its size known
+        if let Some(&(_, size, markup)) = self.st.recent_entities.iter().find(|e| *e.0 == *name) {
+            if charge {
+                self.budget.charge(size as usize, t, at)?;
+            }
+            return Ok(markup);
+        }
+        match self.dtd.as_deref().and_then(|d| d.entity(name)).map(|d| &d.value) {
             None => {
                 let must = self.dtd.as_ref().is_none_or(|d| d.undeclared_is_error());
                 if must {
@@ -1083,20 +1096,17 @@ impl Run<'_> {
                 }
                 return Ok(false);
             }
-            Some(d) => d,
-        };
-        let repl = match &decl.value {
-            EntityValue::External { notation: Some(_), .. } => {
+            Some(EntityValue::External { notation: Some(_), .. }) => {
                 return Err(err(ErrorKind::ForbiddenEntityReference { name: name.into(), reason: "it is an unparsed entity" }, t, at));
             }
-            EntityValue::External { .. } => {
+            Some(EntityValue::External { .. }) => {
                 if self.opts.external == ExternalPolicy::RejectReferences {
                     return Err(err(ErrorKind::ExternalEntity { name: name.into() }, t, at));
                 }
                 return Ok(false);
             }
-            EntityValue::Internal(r) => r,
-        };
+            Some(EntityValue::Internal(_)) => {}
+        }
         let (size, markup) = match self.st.entities.get(name) {
             Some(EntState::Checking) => return Err(err(ErrorKind::RecursiveEntity { name: name.into() }, t, at)),
             Some(EntState::Checked { size, markup, .. }) => (*size, *markup),
@@ -1113,6 +1123,11 @@ impl Run<'_> {
                     ));
                 }
                 self.st.entities.insert(name.into(), EntState::Checking);
+                // (a copy: checking it parses with this run)
+                let repl = match self.dtd.as_deref().and_then(|d| d.entity(name)).map(|d| &d.value) {
+                    Some(EntityValue::Internal(r)) => r.clone(),
+                    _ => String::new(),
+                };
                 let r = self.check_replacement(repl.as_bytes());
                 let (size, markup, refs) = match r {
                     Ok(v) => v,
@@ -1129,6 +1144,11 @@ impl Run<'_> {
                 (size, markup)
             }
         };
+        let recent = &mut self.st.recent_entities;
+        if recent.len() == RECENT_ENTITIES {
+            recent.remove(0);
+        }
+        recent.push((name.into(), size, markup));
         if charge {
             self.budget.charge(size as usize, t, at)?;
         }

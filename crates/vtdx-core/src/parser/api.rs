@@ -412,6 +412,7 @@ impl Parser {
         st.bindings.clear();
         st.attrs.clear();
         st.entities.clear();
+        st.recent_entities.clear();
         st.markup_refs.clear();
         if !st.defaults.is_empty() {
             clear_default_marks(names, st);
