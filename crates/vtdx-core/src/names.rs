@@ -377,7 +377,8 @@ impl Names {
         let h = (head ^ tail.rotate_left(29) ^ uri.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let slot = (h >> 58) as usize & (NS_CACHE_SIZE - 1);
         let c = self.ns_cache[slot];
-        if c.len == uri.len() as u32 && c.head == head && c.tail == tail && self.ns[c.id.index()].as_bytes() == uri {
+        // (up to 16 bytes, the length and the two words are the bytes)
+        if c.len == uri.len() as u32 && c.head == head && c.tail == tail && (uri.len() <= 16 || self.ns[c.id.index()].as_bytes() == uri) {
             return c.id;
         }
         let id = match self.ns_map.get(uri) {
@@ -708,7 +709,16 @@ mod tests {
     #[test]
     fn caches_keep_names_apart() {
         let mut n = Names::new();
-        let uris: Vec<Vec<u8>> = (0..40u8).map(|i| format!("http://example.org/{:02}/same-tail", i).into_bytes()).collect();
+        let mut uris: Vec<Vec<u8>> = (0..40u8).map(|i| format!("http://example.org/{:02}/same-tail", i).into_bytes()).collect();
+        // up to 16 bytes the cache trusts its words; past that, a byte in the middle
+        for len in 1..=20usize {
+            uris.push(vec![b'u'; len]);
+            uris.extend((0..len).map(|at| {
+                let mut u = vec![b'u'; len];
+                u[at] = b'v';
+                u
+            }));
+        }
         let qnames: Vec<Vec<u8>> = (17..=33usize)
             .flat_map(|len| (0..len).step_by(5).map(move |at| (len, at)))
             .map(|(len, at)| {
@@ -731,6 +741,8 @@ mod tests {
         }
         let distinct: std::collections::HashSet<_> = qids.iter().collect();
         assert_eq!(distinct.len(), qnames.len());
+        let distinct: std::collections::HashSet<_> = ids.iter().collect();
+        assert_eq!(distinct.len(), uris.len());
     }
 
     #[test]
