@@ -263,12 +263,35 @@ impl Decoder {
                 }
                 Ok(Piece::Entry(n as u32))
             }
-            _ => Err(r.malformed("an attribute value of unknown form")),
+            _ => Err(r.malformed("a namespace-name value where only text can be")),
         }
     }
 
-    /// The tokens of a document, handed to the assembler.
+    /// An attribute value: as [`value`](Decoder::value), or (`v & 3 == 3`) the
+    /// namespace table's entry `v >> 2`, given as `Err(handle)`.
+    #[inline(always)]
+    fn attr_value<'r>(&mut self, r: &mut Reader<'r>) -> Result<Result<Piece<'r>, usize>, Error> {
+        match r.data.get(r.pos) {
+            Some(&b) if b & 3 == 3 => {
+                let at = r.pos;
+                let v = r.varint("an attribute value")?;
+                let h = usize::try_from(v >> 2).unwrap_or(usize::MAX);
+                if h >= self.t.ns.len() {
+                    r.pos = at;
+                    return Err(r.malformed(format!("namespace handle {h} is not in the table ({} entries)", self.t.ns.len())));
+                }
+                Ok(Err(h))
+            }
+            _ => self.value(r).map(Ok),
+        }
+    }
+
+    /// The tokens of a document, handed to the assembler. The common tokens (start
+    /// tags, attributes in double quotes, text, end tags) are read from local state
+    /// with one-byte varints inline; the rest through the reader.
     fn tokens(&mut self, r: &mut Reader<'_>, max_len: usize, stated_words: usize) -> Result<(), Error> {
+        let d = r.data;
+        let mut p = r.pos;
         // the start tag is open (attributes may follow), and its whitespace token was seen
         let mut in_tag = false;
         let mut tag_ws = false;
@@ -276,15 +299,18 @@ impl Decoder {
         let mut depth = 0usize;
         let mut root_seen = false;
         loop {
-            if self.asm.text_len() > max_len {
-                return Err(self.size_mismatch(r, max_len, stated_words, false));
-            }
-            let at = r.pos;
-            let op = r.byte("a token")?;
+            let at = p;
+            let Some(&op) = d.get(p) else {
+                r.pos = p;
+                return Err(r.truncated("a token"));
+            };
+            p += 1;
             let res = match op {
-                0x00..=0x3F => {
-                    let h = r.ranged(op & 0x3F, "an element name handle")?;
-                    let s = self.sym(r, h)?;
+                0x00..=0x3E => {
+                    let Some(&s) = self.t.syms.get(op as usize) else {
+                        r.pos = at;
+                        return Err(self.bad_sym(r, op as usize));
+                    };
                     if depth == 0 {
                         if root_seen {
                             r.pos = at;
@@ -297,114 +323,267 @@ impl Decoder {
                     tag_ws = false;
                     self.asm.start_element(s)
                 }
-                0x40..=0x7F | OP_ATTR_Q | OP_ATTR_X => {
+                0x40..=0x7E => {
                     if !in_tag || tag_ws {
+                        r.pos = at;
                         return Err(r.malformed(format!("token 0x{op:02X} outside a start tag")));
                     }
-                    let h = if op < 0x80 {
-                        r.ranged(op & 0x3F, "an attribute name handle")?
-                    } else {
-                        r.count("an attribute name handle", u32::MAX as usize)?
+                    let Some(&s) = self.t.syms.get((op - 0x40) as usize) else {
+                        r.pos = at;
+                        return Err(self.bad_sym(r, (op - 0x40) as usize));
                     };
-                    let s = self.sym(r, h)?;
-                    if op == OP_ATTR_X {
-                        let ws1 = r.str("whitespace before an attribute")?;
-                        let ws2 = r.str("whitespace before `=`")?;
-                        let ws3 = r.str("whitespace after `=`")?;
-                        let q = r.byte("a quote")?;
-                        if q != b'"' && q != b'\'' {
-                            return Err(r.malformed("an attribute quote that is not `\"` or `'`"));
-                        }
-                        let v = self.value(r)?;
-                        self.asm.attribute(s, ws1, ws2, ws3, q, v)
-                    } else {
-                        let q = if op == OP_ATTR_Q { b'\'' } else { b'"' };
-                        let v = self.value(r)?;
-                        self.asm.attribute(s, b" ", b"", b"", q, v)
+                    r.pos = p;
+                    let v = self.attr_value(r)?;
+                    p = r.pos;
+                    match v {
+                        Ok(v) => self.asm.attribute(s, b" ", b"", b"", b'"', v),
+                        Err(h) => self.asm.attribute(s, b" ", b"", b"", b'"', Piece::Bytes(self.t.ns[h].as_bytes())),
                     }
                 }
-                0x80..=0xBF => {
+                0x80..=0xBE => {
                     in_tag = false;
-                    let n = r.ranged(op & 0x3F, "a text length")?;
-                    let s = r.bytes(n, "text")?;
+                    let n = (op - 0x80) as usize;
+                    let Some(s) = d.get(p..p + n) else {
+                        r.pos = p;
+                        return Err(r.truncated("text"));
+                    };
+                    p += n;
                     self.asm.text(Piece::Bytes(s))
-                }
-                OP_TEXT_NEW => {
-                    in_tag = false;
-                    let s = r.str("text")?;
-                    let id = self.add_value(r, s)?;
-                    self.asm.text(Piece::Entry(id))
                 }
                 OP_TEXT_REF => {
                     in_tag = false;
-                    let h = r.count("a text handle", self.asm.value_count().saturating_sub(1))?;
+                    let h = match d.get(p) {
+                        Some(&b) if b < 0x80 => {
+                            p += 1;
+                            b as usize
+                        }
+                        _ => {
+                            r.pos = p;
+                            let h = r.count("a text handle", u32::MAX as usize)?;
+                            p = r.pos;
+                            h
+                        }
+                    };
                     if h >= self.asm.value_count() {
-                        return Err(r.malformed("a text handle with an empty table"));
+                        r.pos = at;
+                        return Err(r.malformed(format!("text handle {h} is not in the table ({} entries)", self.asm.value_count())));
                     }
                     self.asm.text(Piece::Entry(h as u32))
                 }
-                OP_END | OP_END_X => {
+                OP_LEAF..=0xFE => {
+                    let Some(&s) = self.t.syms.get((op - OP_LEAF) as usize) else {
+                        r.pos = at;
+                        return Err(self.bad_sym(r, (op - OP_LEAF) as usize));
+                    };
+                    if depth == 0 {
+                        if root_seen {
+                            r.pos = at;
+                            return Err(r.malformed("a second root element"));
+                        }
+                        root_seen = true;
+                    }
+                    in_tag = false;
+                    r.pos = p;
+                    let v = self.value(r)?;
+                    p = r.pos;
+                    self.asm.leaf_element(s, v)
+                }
+                OP_END => {
                     if depth == 0 {
                         r.pos = at;
                         return Err(r.malformed("an end tag with no open element"));
                     }
                     depth -= 1;
                     in_tag = false;
-                    let ws: &[u8] = if op == OP_END_X { r.str("whitespace in an end tag")? } else { b"" };
-                    self.asm.end_element(ws)
+                    self.asm.end_element(b"")
                 }
-                OP_EMPTY => {
-                    if !in_tag {
-                        return Err(r.malformed("`/>` outside a start tag"));
-                    }
-                    in_tag = false;
-                    depth -= 1;
-                    self.asm.empty_element_end()
-                }
-                OP_TAG_WS => {
-                    if !in_tag || tag_ws {
-                        return Err(r.malformed("whitespace token outside a start tag, or a second one"));
-                    }
-                    tag_ws = true;
-                    let ws = r.str("whitespace in a start tag")?;
-                    self.asm.tag_whitespace(ws)
-                }
-                OP_COMMENT | OP_PI | OP_CDATA => {
-                    in_tag = false;
-                    let body = r.str("a comment, PI or CDATA section")?;
-                    match op {
-                        OP_COMMENT => self.asm.comment(body),
-                        OP_PI => self.asm.pi(body),
-                        _ => self.asm.cdata(body),
-                    }
-                }
-                OP_XMLDECL | OP_DOCTYPE if depth != 0 || root_seen => {
-                    r.pos = at;
-                    return Err(r.malformed("an XML or document type declaration inside or after the root element"));
-                }
-                OP_XMLDECL => {
-                    let s = r.str("a declaration")?;
-                    self.asm.xml_declaration(s)
-                }
-                OP_DOCTYPE => {
-                    in_tag = false;
-                    let s = r.str("a declaration")?;
-                    self.asm.doctype(s)
-                }
-                OP_EOD if depth != 0 => {
-                    r.pos = at;
-                    return Err(r.malformed("the document ends with elements open"));
-                }
-                OP_EOD => return Ok(()),
                 _ => {
-                    r.pos = at;
-                    return Err(r.malformed(format!("unknown token 0x{op:02X}")));
+                    r.pos = p;
+                    let res = self.rare_token(r, op, &mut in_tag, &mut tag_ws, &mut depth, &mut root_seen);
+                    p = r.pos;
+                    match res {
+                        Ok(true) => return Ok(()),
+                        Ok(false) => Ok(()),
+                        Err(TokErr::Wire(e)) => return Err(e),
+                        Err(TokErr::Doc(e)) => Err(e),
+                    }
                 }
             };
             if let Err(e) = res {
                 r.pos = at;
                 return Err(doc_error(r, e));
             }
+            if self.asm.text_len() > max_len {
+                r.pos = p;
+                return Err(self.size_mismatch(r, max_len, stated_words, false));
+            }
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn bad_sym(&self, r: &Reader<'_>, h: usize) -> Error {
+        r.malformed(format!("name handle {h} is not in the table ({} entries)", self.t.syms.len()))
+    }
+
+    /// The less common tokens (`r.pos` after the opcode). `Ok(true)` at the end of
+    /// the document.
+    #[inline(never)]
+    fn rare_token(
+        &mut self,
+        r: &mut Reader<'_>,
+        op: u8,
+        in_tag: &mut bool,
+        tag_ws: &mut bool,
+        depth: &mut usize,
+        root_seen: &mut bool,
+    ) -> Result<bool, TokErr> {
+        let at = r.pos - 1;
+        let res = match op {
+            0x3F => {
+                let h = r.ranged(op & 0x3F, "an element name handle")?;
+                let s = self.sym(r, h)?;
+                if *depth == 0 {
+                    if *root_seen {
+                        r.pos = at;
+                        return Err(r.malformed("a second root element").into());
+                    }
+                    *root_seen = true;
+                }
+                *depth += 1;
+                *in_tag = true;
+                *tag_ws = false;
+                self.asm.start_element(s)
+            }
+            0x7F | OP_ATTR_Q | OP_ATTR_X => {
+                if !*in_tag || *tag_ws {
+                    return Err(r.malformed(format!("token 0x{op:02X} outside a start tag")).into());
+                }
+                let h = if op < 0x80 {
+                    r.ranged(op & 0x3F, "an attribute name handle")?
+                } else {
+                    r.count("an attribute name handle", u32::MAX as usize)?
+                };
+                let s = self.sym(r, h)?;
+                if op == OP_ATTR_X {
+                    let ws1 = r.str("whitespace before an attribute")?;
+                    let ws2 = r.str("whitespace before `=`")?;
+                    let ws3 = r.str("whitespace after `=`")?;
+                    let q = r.byte("a quote")?;
+                    if q != b'"' && q != b'\'' {
+                        return Err(r.malformed("an attribute quote that is not `\"` or `'`").into());
+                    }
+                    match self.attr_value(r)? {
+                        Ok(v) => self.asm.attribute(s, ws1, ws2, ws3, q, v),
+                        Err(h) => self.asm.attribute(s, ws1, ws2, ws3, q, Piece::Bytes(self.t.ns[h].as_bytes())),
+                    }
+                } else {
+                    let q = if op == OP_ATTR_Q { b'\'' } else { b'"' };
+                    match self.attr_value(r)? {
+                        Ok(v) => self.asm.attribute(s, b" ", b"", b"", q, v),
+                        Err(h) => self.asm.attribute(s, b" ", b"", b"", q, Piece::Bytes(self.t.ns[h].as_bytes())),
+                    }
+                }
+            }
+            0xBF => {
+                *in_tag = false;
+                let n = r.ranged(op & 0x3F, "a text length")?;
+                let s = r.bytes(n, "text")?;
+                self.asm.text(Piece::Bytes(s))
+            }
+            OP_TEXT_NEW => {
+                *in_tag = false;
+                let s = r.str("text")?;
+                let id = self.add_value(r, s)?;
+                self.asm.text(Piece::Entry(id))
+            }
+            OP_END_X => {
+                if *depth == 0 {
+                    r.pos = at;
+                    return Err(r.malformed("an end tag with no open element").into());
+                }
+                *depth -= 1;
+                *in_tag = false;
+                let ws = r.str("whitespace in an end tag")?;
+                self.asm.end_element(ws)
+            }
+            OP_TAG_WS => {
+                if !*in_tag || *tag_ws {
+                    return Err(r.malformed("whitespace token outside a start tag, or a second one").into());
+                }
+                *tag_ws = true;
+                let ws = r.str("whitespace in a start tag")?;
+                self.asm.tag_whitespace(ws)
+            }
+            OP_COMMENT | OP_PI | OP_CDATA => {
+                *in_tag = false;
+                let body = r.str("a comment, PI or CDATA section")?;
+                match op {
+                    OP_COMMENT => self.asm.comment(body),
+                    OP_PI => self.asm.pi(body),
+                    _ => self.asm.cdata(body),
+                }
+            }
+            OP_XMLDECL | OP_DOCTYPE if *depth != 0 || *root_seen => {
+                r.pos = at;
+                return Err(r.malformed("an XML or document type declaration inside or after the root element").into());
+            }
+            OP_XMLDECL => {
+                let s = r.str("a declaration")?;
+                self.asm.xml_declaration(s)
+            }
+            OP_DOCTYPE => {
+                *in_tag = false;
+                let s = r.str("a declaration")?;
+                self.asm.doctype(s)
+            }
+            OP_LEAF_X => {
+                let h = r.count("a leaf element's name handle", u32::MAX as usize)?;
+                let s = self.sym(r, h + LEAF_INLINE as usize)?;
+                if *depth == 0 {
+                    if *root_seen {
+                        r.pos = at;
+                        return Err(r.malformed("a second root element").into());
+                    }
+                    *root_seen = true;
+                }
+                *in_tag = false;
+                let v = self.value(r)?;
+                self.asm.leaf_element(s, v)
+            }
+            OP_EMPTY => {
+                if !*in_tag {
+                    return Err(r.malformed("`/>` outside a start tag").into());
+                }
+                *in_tag = false;
+                *depth -= 1;
+                self.asm.empty_element_end()
+            }
+            OP_EOD if *depth != 0 => {
+                r.pos = at;
+                return Err(r.malformed("the document ends with elements open").into());
+            }
+            OP_EOD => return Ok(true),
+            _ => {
+                r.pos = at;
+                return Err(r.malformed(format!("unknown token 0x{op:02X}")).into());
+            }
+        };
+        match res {
+            Ok(()) => Ok(false),
+            Err(e) => Err(TokErr::Doc(e)),
+        }
+    }
+}
+
+/// A failed rare token: the wire's error, or the assembler's (placed at the token).
+enum TokErr {
+    Wire(Error),
+    Doc(vtdx_core::Error),
+}
+
+impl From<Error> for TokErr {
+    fn from(e: Error) -> Self {
+        TokErr::Wire(e)
     }
 }

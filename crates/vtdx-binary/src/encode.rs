@@ -19,10 +19,124 @@ pub(crate) type FxMap<K, V> = HashMap<K, V, vtdx_core::BuildFx>;
 /// first use.
 #[derive(Default)]
 pub(crate) struct EncTables {
-    qnames: FxMap<Box<str>, u32>,
-    ns: FxMap<Box<str>, u32>,
+    qnames: Interner,
+    ns: Interner,
     syms: FxMap<(u32, u32), u32>,
-    values: FxMap<Box<[u8]>, u32>,
+    values: ValueTable,
+}
+
+/// A table of strings numbered in order of entry, found by their XXH3-64 hash
+/// (entries of equal hash chained), kept in one arena: no allocation per entry.
+#[derive(Default)]
+pub(crate) struct Interner {
+    map: FxMap<u64, u32>,
+    arena: Vec<u8>,
+    /// Offset, length and the next entry of the same hash (`u32::MAX`: none).
+    spans: Vec<(u32, u32, u32)>,
+}
+
+impl Interner {
+    fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    fn clear(&mut self) {
+        self.map.clear();
+        self.arena.clear();
+        self.spans.clear();
+    }
+
+    #[inline]
+    fn entry(&self, i: u32) -> &[u8] {
+        let (o, l, _) = self.spans[i as usize];
+        &self.arena[o as usize..(o + l) as usize]
+    }
+
+    /// The number of `s`, if it was entered.
+    #[inline]
+    fn get(&self, s: &[u8]) -> Option<u32> {
+        let mut i = *self.map.get(&xxhash_rust::xxh3::xxh3_64(s))?;
+        loop {
+            if self.entry(i) == s {
+                return Some(i);
+            }
+            i = self.spans[i as usize].2;
+            if i == u32::MAX {
+                return None;
+            }
+        }
+    }
+
+    /// Enters `s` (not entered yet) and returns its number.
+    fn insert(&mut self, s: &[u8]) -> u32 {
+        let i = self.spans.len() as u32;
+        let h = xxhash_rust::xxh3::xxh3_64(s);
+        let next = self.map.insert(h, i).unwrap_or(u32::MAX);
+        self.spans.push((self.arena.len() as u32, s.len() as u32, next));
+        self.arena.extend_from_slice(s);
+        i
+    }
+}
+
+/// The value table: its entries in one arena, found by their XXH3-64 hash (an
+/// entry whose hash another entry has is not entered: it is written as a
+/// literal, which the format allows).
+pub(crate) struct ValueTable {
+    map: FxMap<u64, u32>,
+    arena: Vec<u8>,
+    /// Offset and length of each entry in `arena`.
+    spans: Vec<(u32, u32)>,
+    /// Per length (below `WS_CACHE`): the last whitespace entry of that length
+    /// found or entered (`u32::MAX`: none), tried before the hash.
+    ws_last: [u32; WS_CACHE],
+}
+
+const WS_CACHE: usize = 48;
+
+impl Default for ValueTable {
+    fn default() -> Self {
+        ValueTable { map: FxMap::default(), arena: Vec::new(), spans: Vec::new(), ws_last: [u32::MAX; WS_CACHE] }
+    }
+}
+
+impl ValueTable {
+    fn clear(&mut self) {
+        self.ws_last = [u32::MAX; WS_CACHE];
+        self.map.clear();
+        self.arena.clear();
+        self.spans.clear();
+    }
+
+    /// `Ok(handle)` when `v` is in the table; `Err(true)` when it was entered
+    /// now; `Err(false)` when it cannot be (the table is full, or another entry
+    /// has its hash).
+    #[inline]
+    fn find_or_enter(&mut self, v: &[u8]) -> Result<u32, bool> {
+        let h = xxhash_rust::xxh3::xxh3_64(v);
+        if let Some(&i) = self.map.get(&h) {
+            return if self.entry(i) == v { Ok(i) } else { Err(false) };
+        }
+        self.enter(h, v)
+    }
+
+    /// Entry `i`'s bytes.
+    #[inline]
+    fn entry(&self, i: u32) -> &[u8] {
+        let (o, l) = self.spans[i as usize];
+        &self.arena[o as usize..(o + l) as usize]
+    }
+
+    #[inline(never)]
+    fn enter(&mut self, h: u64, v: &[u8]) -> Result<u32, bool> {
+        if self.spans.len() >= VALUE_MAX_ENTRIES {
+            return Err(false);
+        }
+        let i = self.spans.len() as u32;
+        self.map.insert(h, i);
+        self.spans.push((self.arena.len() as u32, v.len() as u32));
+        self.arena.extend_from_slice(v);
+        Err(true)
+    }
 }
 
 impl EncTables {
@@ -38,10 +152,14 @@ impl EncTables {
         self.syms.clear();
         self.values.clear();
         for (i, u) in FIXED_NS.iter().enumerate() {
-            self.ns.insert((*u).into(), i as u32);
+            let h = self.ns.insert(u.as_bytes());
+            debug_assert_eq!(h, i as u32);
         }
     }
 }
+
+/// Longest leaf text the writer enters in the value table.
+const LEAF_ENTRY_MAX: usize = 40;
 
 /// The namespace table's fixed first entries.
 pub(crate) const FIXED_NS: [&str; 3] = ["", vtdx_core::XML_NAMESPACE, vtdx_core::XMLNS_NAMESPACE];
@@ -76,6 +194,13 @@ impl Encoder {
 
     pub fn reset(&mut self) {
         self.tables.reset();
+    }
+
+    /// The tables grew too large to keep for the next file (more than 4,096
+    /// names or values, or 1 MiB of value bytes).
+    pub fn is_large(&self) -> bool {
+        let t = &self.tables;
+        t.qnames.len() > 4096 || t.values.spans.len() > 4096 || t.values.arena.len() > 1 << 20 || self.sym_map.len() > 4096
     }
 
     /// Appends one document frame for `doc` to `out`.
@@ -174,11 +299,10 @@ impl Encoder {
         let sym = vtdx_core::Sym::new(s as u32);
         let qname = names.qname(sym);
         let uri = names.ns_uri(sym);
-        let qh = match self.tables.qnames.get(qname) {
-            Some(&h) => h,
+        let qh = match self.tables.qnames.get(qname.as_bytes()) {
+            Some(h) => h,
             None => {
-                let h = self.tables.qnames.len() as u32;
-                self.tables.qnames.insert(qname.into(), h);
+                let h = self.tables.qnames.insert(qname.as_bytes());
                 put_str(&mut self.add_q, qname.as_bytes());
                 self.counts[0] += 1;
                 h
@@ -201,11 +325,10 @@ impl Encoder {
     }
 
     fn ns_handle(&mut self, uri: &str) -> u32 {
-        match self.tables.ns.get(uri) {
-            Some(&h) => h,
+        match self.tables.ns.get(uri.as_bytes()) {
+            Some(h) => h,
             None => {
-                let h = self.tables.ns.len() as u32;
-                self.tables.ns.insert(uri.into(), h);
+                let h = self.tables.ns.insert(uri.as_bytes());
                 put_str(&mut self.add_ns, uri.as_bytes());
                 self.counts[1] += 1;
                 h
@@ -233,20 +356,33 @@ impl Encoder {
     fn value(&mut self, out: &mut Vec<u8>, v: &[u8]) {
         let n = v.len() as u64;
         if !v.is_empty() && v.len() <= VALUE_MAX_LEN {
-            if let Some(&h) = self.tables.values.get(v) {
-                put_varint(out, ((h as u64) << 2) | 2);
-                return;
-            }
-            if self.tables.values.len() < VALUE_MAX_ENTRIES {
-                let h = self.tables.values.len() as u32;
-                self.tables.values.insert(v.into(), h);
-                put_varint(out, (n << 2) | 1);
-                out.extend_from_slice(v);
-                return;
+            match self.tables.values.find_or_enter(v) {
+                Ok(h) => {
+                    put_varint(out, ((h as u64) << 2) | 2);
+                    return;
+                }
+                Err(true) => {
+                    put_varint(out, (n << 2) | 1);
+                    out.extend_from_slice(v);
+                    return;
+                }
+                Err(false) => {}
             }
         }
         put_varint(out, n << 2);
         out.extend_from_slice(v);
+    }
+
+    /// A leaf element's text: entered in the value table only when short (long
+    /// texts seldom repeat, and entering costs a lookup here and a copy there).
+    #[inline]
+    fn text_value(&mut self, out: &mut Vec<u8>, v: &[u8]) {
+        if v.len() <= LEAF_ENTRY_MAX {
+            self.value(out, v);
+        } else {
+            put_varint(out, (v.len() as u64) << 2);
+            out.extend_from_slice(v);
+        }
     }
 
     /// Character data (or, at the top level, whitespace and the DOCTYPE) `t[a..b]`.
@@ -262,17 +398,30 @@ impl Encoder {
             return;
         }
         if s.len() <= VALUE_MAX_LEN && s.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\n' | b'\r')) {
-            if let Some(&h) = self.tables.values.get(s) {
-                out.push(OP_TEXT_REF);
-                put_varint(out, h as u64);
-                return;
-            }
-            if self.tables.values.len() < VALUE_MAX_ENTRIES {
-                let h = self.tables.values.len() as u32;
-                self.tables.values.insert(s.into(), h);
-                out.push(OP_TEXT_NEW);
-                put_str(out, s);
-                return;
+            let vt = &mut self.tables.values;
+            let cached = vt.ws_last.get(s.len()).copied().filter(|&i| i != u32::MAX && vt.entry(i) == s);
+            let found = match cached {
+                Some(i) => Ok(i),
+                None => {
+                    let f = vt.find_or_enter(s);
+                    if let (Some(c), Ok(i)) = (vt.ws_last.get_mut(s.len()), f) {
+                        *c = i;
+                    }
+                    f
+                }
+            };
+            match found {
+                Ok(h) => {
+                    out.push(OP_TEXT_REF);
+                    put_varint(out, h as u64);
+                    return;
+                }
+                Err(true) => {
+                    out.push(OP_TEXT_NEW);
+                    put_str(out, s);
+                    return;
+                }
+                Err(false) => {}
             }
         }
         put_ranged(out, OP_TEXT, s.len());
@@ -306,9 +455,28 @@ impl Encoder {
             self.gap(out, t, pos, start, stack.is_empty());
             if kind == RecordKind::Element as u32 {
                 let s = (w0 & PAYLOAD_MASK) as usize;
-                put_ranged(out, OP_START, self.sym_map[s] as usize);
-                let mut p = start + 1 + self.sym_len[s] as usize;
+                let len = self.sym_len[s] as usize;
                 let next = w[r + 2] as usize;
+                if next == r + 5 && t.get(start + 1 + len) == Some(&b'>') {
+                    // no attributes, no child records: `<q>text</q>` is a leaf
+                    let end = w[r + 4] as usize;
+                    let cs = start + len + 2;
+                    if end >= cs + len + 3 && t[end - len - 3..end - len - 1] == *b"</" && t[end - 1] == b'>' {
+                        let h = self.sym_map[s] as usize;
+                        if h < LEAF_INLINE as usize {
+                            out.push(OP_LEAF + h as u8);
+                        } else {
+                            out.push(OP_LEAF_X);
+                            put_varint(out, (h - LEAF_INLINE as usize) as u64);
+                        }
+                        self.text_value(out, &t[cs..end - len - 3]);
+                        pos = end;
+                        r = next;
+                        continue;
+                    }
+                }
+                put_ranged(out, OP_START, self.sym_map[s] as usize);
+                let mut p = start + 1 + len;
                 let mut j = r + 5;
                 while j < next {
                     let k = w[j] >> KIND_SHIFT;
@@ -386,6 +554,13 @@ impl Encoder {
             put_str(out, &t[ae..eq]);
             put_str(out, &t[eq + 1..vq]);
             out.push(quote);
+        }
+        if w[j] >> KIND_SHIFT == RecordKind::NsDecl as u32 {
+            // a namespace name written as the table holds it: a reference to it
+            if let Some(h) = self.tables.ns.get(&t[vs..ve]) {
+                put_varint(out, (u64::from(h) << 2) | 3);
+                return ve + 1;
+            }
         }
         self.value(out, &t[vs..ve]);
         ve + 1

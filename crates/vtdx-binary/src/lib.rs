@@ -23,8 +23,8 @@
 //! ```
 //!
 //! Unpacking does not scan the text for markup: the tokens say where each piece
-//! goes, and [`Document::assemble`] checks the text and index it wrote against each
-//! other (a packed input is untrusted). A damaged file fails its checksum
+//! goes, and a [`vtdx_core::Assembler`] writes the text and the index from them,
+//! checking what the stream supplies (a packed input is untrusted). A damaged file fails its checksum
 //! ([`ErrorKind::Checksum`]); a hostile one is refused with a typed error.
 //!
 //! In **stream mode** ([`StreamWriter`], [`StreamReader`]) the tables carry over from
@@ -232,7 +232,23 @@ fn header(out: &mut Vec<u8>, flags: u8) {
 pub fn pack(doc: &Document<'_>) -> Result<Vec<u8>, Error> {
     let mut out = Vec::with_capacity(doc.text().len() / 2 + 64);
     header(&mut out, 0);
-    encode::Encoder::new().frame(doc, &mut out, 0)?;
+    // one encoder per thread, its tables emptied for each file (their allocations
+    // kept, unless a large document made them large)
+    thread_local! {
+        static ENCODER: std::cell::RefCell<Option<encode::Encoder>> = const { std::cell::RefCell::new(None) };
+    }
+    ENCODER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => {
+            let enc = slot.get_or_insert_with(encode::Encoder::new);
+            enc.reset();
+            let res = enc.frame(doc, &mut out, 0);
+            if res.is_err() || enc.is_large() {
+                *slot = None;
+            }
+            res
+        }
+        Err(_) => encode::Encoder::new().frame(doc, &mut out, 0),
+    })?;
     out.push(wire::FRAME_END);
     Ok(out)
 }

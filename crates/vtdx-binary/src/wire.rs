@@ -50,6 +50,12 @@ pub(crate) const OP_XMLDECL: u8 = 0xCA;
 pub(crate) const OP_DOCTYPE: u8 = 0xCB;
 pub(crate) const OP_EOD: u8 = 0xCC;
 pub(crate) const OP_TEXT_NEW: u8 = 0xCD;
+/// A leaf element `<name>text</name>`: `OP_LEAF + h` for symbol handles below
+/// `LEAF_INLINE`, then `OP_LEAF_X` with a varint (handle `LEAF_INLINE + h`);
+/// the text follows as a value.
+pub(crate) const OP_LEAF: u8 = 0xE0;
+pub(crate) const LEAF_INLINE: u8 = 0x1F;
+pub(crate) const OP_LEAF_X: u8 = 0xFF;
 
 /// Longest string entered in the value table.
 pub(crate) const VALUE_MAX_LEN: usize = 64;

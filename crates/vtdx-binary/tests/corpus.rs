@@ -55,6 +55,31 @@ fn whole_corpus_round_trips_byte_for_byte() {
 /// Every XML document of the corpus the parser accepts (with external DTDs ignored).
 const ACCEPTED: usize = 20_644;
 
+/// `pack` keeps one encoder per thread: what it packed before (a large document
+/// among them, which drops the encoder) changes nothing in what it packs next. Each
+/// document is packed on a thread of its own first, then again after all the
+/// others, in reverse order.
+#[test]
+fn pack_output_does_not_depend_on_what_the_thread_packed_before() {
+    let root = corpus().join("bench");
+    let docs: Vec<Vec<u8>> = ["classic/soap2-dom4j.xml", "classic/periodic_table.xml", "generated/po_big.xml", "generated/soap_wss_2k.xml", "classic/much_ado.xml"]
+        .iter()
+        .map(|f| std::fs::read(root.join(f)).unwrap_or_else(|e| panic!("{f}: {e}")))
+        .collect();
+    let alone: Vec<Vec<u8>> = docs
+        .iter()
+        .map(|b| {
+            let b = b.clone();
+            std::thread::spawn(move || vtdx_binary::pack(&Document::parse(&b).unwrap()).unwrap()).join().unwrap()
+        })
+        .collect();
+    for _ in 0..2 {
+        for (b, want) in docs.iter().zip(&alone).rev() {
+            assert_eq!(&vtdx_binary::pack(&Document::parse(b).unwrap()).unwrap(), want);
+        }
+    }
+}
+
 #[test]
 fn every_encoding_round_trips() {
     let body = "<?xml version='1.0' encoding='ENC'?>\r\n<r a='é'>ü &#x20AC; <![CDATA[x]]><!--c--></r>\n";

@@ -153,7 +153,7 @@ fn forged_frames_are_refused() {
         // the same attribute twice
         (vec![0u8, 2, 1, b'a', 1, b'x', 0, 2, 0, 0, 1, 0, 16, 9, 0x00, 0x41, 4, b'1', 0x41, 4, b'2', 0xC1, 0xCC], true),
         // an unknown token, a huge length, a huge table
-        ([head(4, 5), vec![0x00, 0xEE, 0xCC]].concat(), false),
+        ([head(4, 5), vec![0x00, 0xCE, 0xCC]].concat(), false),
         ([head(4, 5), vec![0x00, 0xBF, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0xCC]].concat(), false),
         (vec![0u8, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F], false),
         // a prefix that is not declared, a namespace the prefix is not bound to
@@ -174,6 +174,47 @@ fn forged_frames_are_refused() {
             Err(e) => assert_eq!(matches!(e.kind(), ErrorKind::Document(_)), *in_document, "case {i}: {e}"),
         }
         assert!(start.elapsed().as_secs() < 2, "case {i} took too long");
+    }
+}
+
+#[test]
+fn forged_leaf_elements_and_namespace_values() {
+    let head = |text: u8, words: u8| vec![0u8, 1, 1, b'a', 0, 1, 0, 0, text, words];
+    // a leaf element as the root, and inside it (literal `hi`: v = 2 << 2)
+    let d = vtdx_binary::unpack(&forge(&[head(9, 5), vec![0xE0, 8, b'h', b'i', 0xCC]].concat())).unwrap();
+    assert_eq!(d.source(), b"<a>hi</a>");
+    crate::common::assert_same(&d, &Document::parse(b"<a>hi</a>").unwrap(), "forged");
+    let d = vtdx_binary::unpack(&forge(&[head(14, 10), vec![0x00, 0xE0, 0, 0xC0, 0xCC]].concat())).unwrap();
+    assert_eq!(d.source(), b"<a><a></a></a>");
+    crate::common::assert_same(&d, &Document::parse(b"<a><a></a></a>").unwrap(), "forged");
+    // a namespace declaration whose value is the namespaces table's entry 3 (v = 3 << 2 | 3)
+    let ns_head =
+        vec![0u8, 2, 3, b'p', b':', b'a', 7, b'x', b'm', b'l', b'n', b's', b':', b'p', 1, 5, b'u', b'r', b'n', b':', b'p', 2, 0, 3, 1, 2];
+    let xml = b"<p:a xmlns:p=\"urn:p\"/>";
+    let d = vtdx_binary::unpack(&forge(&[ns_head.clone(), vec![22, 7, 0x00, 0x41, 15, 0xC1, 0xCC]].concat())).unwrap();
+    assert_eq!(d.source(), xml);
+    crate::common::assert_same(&d, &Document::parse(xml).unwrap(), "forged");
+    let cases: Vec<(Vec<u8>, bool)> = vec![
+        // markup, a bad reference and `]]>` in a leaf's text
+        ([head(16, 10), vec![0x00, 0xE0, 8, b'<', b'b', 0xC0, 0xCC]].concat(), true),
+        ([head(17, 10), vec![0x00, 0xE0, 12, b'&', b'x', b';', 0xC0, 0xCC]].concat(), true),
+        ([head(17, 10), vec![0x00, 0xE0, 12, b']', b']', b'>', 0xC0, 0xCC]].concat(), true),
+        // two leaf roots, a leaf handle outside the table (inline and varint), a leaf left unfinished
+        ([head(14, 10), vec![0xE0, 0, 0xE0, 0, 0xCC]].concat(), false),
+        ([head(7, 5), vec![0xE1, 0, 0xCC]].concat(), false),
+        ([head(7, 5), vec![0xFF, 0, 0, 0xCC]].concat(), false),
+        ([head(7, 5), vec![0xE0]].concat(), false),
+        // a namespace-table value as a leaf's text, a namespace handle outside the table
+        ([head(7, 5), vec![0xE0, 3, 0xCC]].concat(), false),
+        ([ns_head.clone(), vec![22, 7, 0x00, 0x41, 39, 0xC1, 0xCC]].concat(), false),
+        // the reserved namespace bound by a table reference (entry 1: the XML namespace)
+        ([ns_head, vec![58, 7, 0x00, 0x41, 7, 0xC1, 0xCC]].concat(), true),
+    ];
+    for (i, (c, in_document)) in cases.iter().enumerate() {
+        match vtdx_binary::unpack(&forge(c)) {
+            Ok(d) => panic!("forged case {i} was accepted: {:?}", String::from_utf8_lossy(d.source())),
+            Err(e) => assert_eq!(matches!(e.kind(), ErrorKind::Document(_)), *in_document, "case {i}: {e}"),
+        }
     }
 }
 

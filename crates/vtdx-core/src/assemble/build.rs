@@ -24,7 +24,8 @@ use crate::parser::{is_qname, DeclSpans};
 /// What the assembler knows about one symbol, set when it is interned.
 #[derive(Clone, Copy)]
 struct SymA {
-    /// The qualified name's bytes in `Assembler::narena`.
+    /// The markup of the name in `Assembler::narena`, from `off` on: `<q>`,
+    /// `</q>`, ` q="` (for a name `q` of `len` bytes).
     off: u32,
     len: u32,
     /// The prefix (`NO_PREFIX` when none).
@@ -352,7 +353,11 @@ impl Assembler {
         let (len, prefix) = (info.blen, info.prefix);
         self.narena.truncate(self.narena.len() - PAD);
         let off = self.narena.len() as u32;
-        self.narena.extend_from_slice(qname);
+        for (a, b) in [(&b"<"[..], &b">"[..]), (b"</", b">"), (b" ", b"=\"")] {
+            self.narena.extend_from_slice(a);
+            self.narena.extend_from_slice(qname);
+            self.narena.extend_from_slice(b);
+        }
         self.narena.extend_from_slice(&[0; PAD]);
         let (decl, declares) = if !self.opts.namespaces {
             (0, NO_PREFIX)
@@ -446,7 +451,8 @@ impl Assembler {
     /// Reserves room for `text` more bytes of text and `words` more index words
     /// (a producer that knows the sizes; capped by the caller).
     pub fn reserve(&mut self, text: usize, words: usize) {
-        self.buf.reserve(text);
+        // short pieces are copied as whole 16- or 32-byte words, then cut back
+        self.buf.reserve(text + 32);
         self.tape.reserve(words);
     }
 
@@ -488,20 +494,39 @@ impl Assembler {
         }
     }
 
-    /// Appends the qualified name of `a`: short names as one 16-byte copy (the
-    /// arena is padded), then the length set back.
+    /// Appends the qualified name of `a`.
     #[inline(always)]
     fn put_name(&mut self, a: SymA) {
-        let (off, len) = (a.off as usize, a.len as usize);
-        if len <= PAD {
-            let keep = self.buf.len() + len;
-            if let Some(w) = self.narena.get(off..off + PAD).and_then(|w| <&[u8; PAD]>::try_from(w).ok()) {
-                self.buf.extend_from_slice(w);
-                self.buf.truncate(keep);
-            }
-        } else {
-            self.buf.extend_from_slice(&self.narena[off..off + len]);
-        }
+        let (off, len) = (a.off as usize + 1, a.len as usize);
+        put_to(&mut self.buf, &self.narena[off..off + len]);
+    }
+
+    /// Appends `<` and the qualified name of `a`.
+    #[inline(always)]
+    fn put_open(&mut self, a: SymA) {
+        let (off, len) = (a.off as usize, a.len as usize + 1);
+        put_to(&mut self.buf, &self.narena[off..off + len]);
+    }
+
+    /// Appends `<`, the qualified name of `a` and `>`.
+    #[inline(always)]
+    fn put_open_gt(&mut self, a: SymA) {
+        let (off, len) = (a.off as usize, a.len as usize + 2);
+        put_to(&mut self.buf, &self.narena[off..off + len]);
+    }
+
+    /// Appends `</`, the qualified name of `a` and `>`.
+    #[inline(always)]
+    fn put_close(&mut self, a: SymA) {
+        let (off, len) = (a.off as usize + a.len as usize + 2, a.len as usize + 3);
+        put_to(&mut self.buf, &self.narena[off..off + len]);
+    }
+
+    /// Appends ` `, the qualified name of `a` and `="`.
+    #[inline(always)]
+    fn put_attr(&mut self, a: SymA) {
+        let (off, len) = (a.off as usize + 2 * a.len as usize + 5, a.len as usize + 3);
+        put_to(&mut self.buf, &self.narena[off..off + len]);
     }
 
     /// Closes the open start tag, or checks the text run that ends here.
@@ -556,7 +581,7 @@ impl Assembler {
     /// A start tag's `<` and name: the element `sym`. Its attributes follow, then
     /// any token but an attribute closes the tag (`>`), or
     /// [`empty_element_end`](Assembler::empty_element_end) (`/>`).
-    #[inline]
+    #[inline(always)]
     pub fn start_element(&mut self, sym: Sym) -> Result<(), Error> {
         self.settle()?;
         let a = self.sym_a(sym)?;
@@ -582,8 +607,7 @@ impl Assembler {
         }
         let rec = self.tape.len() as u32;
         self.tape.extend_from_slice(&[(K_ELEM << KIND_SHIFT) | sym.as_u32(), at, 0, parent, 0]);
-        self.buf.push(b'<');
-        self.put_name(a);
+        self.put_open(a);
         self.open = Some(OpenEl { rec, sym, bindings: self.bindings.len() as u32, ns: a.ns });
         self.ns_work = a.prefix != NO_PREFIX;
         self.atts.clear();
@@ -593,7 +617,7 @@ impl Assembler {
     /// An attribute of the open start tag: `ws1` (at least one whitespace
     /// character), the name `sym`, `ws2`, `=`, `ws3`, then `value` in `quote`s
     /// (`"` or `'`).
-    #[inline]
+    #[inline(always)]
     pub fn attribute(&mut self, sym: Sym, ws1: &[u8], ws2: &[u8], ws3: &[u8], quote: u8, value: Piece<'_>) -> Result<(), Error> {
         if self.open.is_none() {
             return Err(self.fail_syntax(self.at() as usize, "an attribute outside a start tag"));
@@ -612,19 +636,21 @@ impl Assembler {
             let at = self.at() as usize;
             return Err(self.fail(ErrorKind::LimitExceeded { limit: LimitKind::Attributes, value: self.atts.len() as u64 + 1, max }, at));
         }
-        if ws1.len() == 1 {
-            self.buf.push(ws1[0]);
-        } else {
-            self.buf.extend_from_slice(ws1);
-        }
-        let name_at = self.at();
+        let plain = ws1 == b" " && ws2.is_empty() && ws3.is_empty();
+        let name_at = if plain { self.at() + 1 } else { self.at() + ws1.len() as u32 };
         let decl = a.decl != 0;
         let kind = if decl { K_NSDECL } else { K_ATTR };
         self.tape.extend_from_slice(&[(kind << KIND_SHIFT) | sym.as_u32(), name_at]);
-        self.put_name(a);
-        if ws2.is_empty() && ws3.is_empty() {
-            self.buf.extend_from_slice(&[b'=', quote]);
+        if plain && quote == b'"' {
+            self.put_attr(a);
+        } else if plain {
+            self.put_attr(a);
+            if let Some(q) = self.buf.last_mut() {
+                *q = quote;
+            }
         } else {
+            self.buf.extend_from_slice(ws1);
+            self.put_name(a);
             self.buf.extend_from_slice(ws2);
             self.buf.push(b'=');
             self.buf.extend_from_slice(ws3);
@@ -633,7 +659,7 @@ impl Assembler {
         let vs = self.buf.len();
         let flags = match value {
             Piece::Bytes(v) => {
-                self.buf.extend_from_slice(v);
+                put_to(&mut self.buf, v);
                 // `<`, `&` or the quote: looked at closely (rare)
                 let hit = if v.len() <= 32 {
                     v.iter().any(|&b| VCLASS[b as usize] & (F_LT | qf | F_BADREF) != 0)
@@ -650,7 +676,7 @@ impl Assembler {
                 let Some(&(o, l, f)) = self.values.get(i as usize) else {
                     return Err(self.fail_syntax(name_at as usize, "a value-table entry that does not exist"));
                 };
-                self.buf.extend_from_slice(&self.varena[o as usize..(o + l) as usize]);
+                put_to(&mut self.buf, &self.varena[o as usize..(o + l) as usize]);
                 f
             }
         };
@@ -694,17 +720,21 @@ impl Assembler {
     /// A namespace declaration whose value is `buf[vs..ve]`.
     fn declare(&mut self, a: SymA, vs: usize, ve: usize, flags: u8, at: usize) -> Result<(), Error> {
         let raw = &self.buf[vs..ve];
-        let uri: std::borrow::Cow<'_, [u8]> =
-            if flags & F_NORM != 0 || memchr3(b'&', b'\t', b'\n', raw).is_some() || memchr(b'\r', raw).is_some() {
-                let s = std::str::from_utf8(raw).map_err(|e| self.fail(ErrorKind::InvalidUtf8, vs - self.base + e.valid_up_to()))?;
-                let t = &self.buf[self.base..];
-                let len = t.len();
-                let budget = self.budget.get_or_insert_with(|| crate::dtd::ExpansionBudget::new(&self.opts, len));
-                let v = crate::dtd::normalize_attribute_value(s, t, vs - self.base, None, true, budget, 0)?;
-                std::borrow::Cow::Owned(v.into_owned().into_bytes())
-            } else {
-                std::borrow::Cow::Borrowed(raw)
-            };
+        let norm = if raw.len() <= 64 {
+            raw.iter().any(|&b| VCLASS[b as usize] & F_NORM != 0)
+        } else {
+            memchr3(b'&', b'\t', b'\n', raw).is_some() || memchr(b'\r', raw).is_some()
+        };
+        let uri: std::borrow::Cow<'_, [u8]> = if flags & F_NORM != 0 || norm {
+            let s = std::str::from_utf8(raw).map_err(|e| self.fail(ErrorKind::InvalidUtf8, vs - self.base + e.valid_up_to()))?;
+            let t = &self.buf[self.base..];
+            let len = t.len();
+            let budget = self.budget.get_or_insert_with(|| crate::dtd::ExpansionBudget::new(&self.opts, len));
+            let v = crate::dtd::normalize_attribute_value(s, t, vs - self.base, None, true, budget, 0)?;
+            std::borrow::Cow::Owned(v.into_owned().into_bytes())
+        } else {
+            std::borrow::Cow::Borrowed(raw)
+        };
         let prefix = a.declares;
         let problem = if prefix == Q_XMLNS {
             Some("the prefix `xmlns` must not be declared".to_string())
@@ -911,8 +941,59 @@ impl Assembler {
         }
     }
 
+    /// An element written `<name>text</name>`, with no attributes and only
+    /// `text` (character data, possibly empty) as content: what
+    /// [`start_element`](Assembler::start_element), [`text`](Assembler::text) and
+    /// [`end_element`](Assembler::end_element) write, in one step (its record
+    /// written whole, its text checked at once).
+    #[inline(always)]
+    pub fn leaf_element(&mut self, sym: Sym, text: Piece<'_>) -> Result<(), Error> {
+        self.settle()?;
+        let a = self.sym_a(sym)?;
+        let Some(parent) = self.stack.last().map(|e| e.rec) else {
+            return self.leaf_general(sym, text);
+        };
+        let at = self.at();
+        let ns_ok = if !self.opts.namespaces || (a.prefix == NO_PREFIX && self.bindings.is_empty()) {
+            a.ns == NS_NONE
+        } else {
+            self.resolve(a.prefix, true, at as usize + 1).ok() == Some(a.ns)
+        };
+        if !ns_ok || self.raw || self.stack.len() >= self.opts.limits.max_depth as usize {
+            return self.leaf_general(sym, text);
+        }
+        self.put_open_gt(a);
+        let ts = self.buf.len();
+        let (bytes, flags) = match text {
+            Piece::Bytes(b) => (b, if special(b) { classify(b) } else { 0 }),
+            Piece::Entry(i) => match self.values.get(i as usize) {
+                Some(&(o, l, f)) => (&self.varena[o as usize..(o + l) as usize], f),
+                None => return Err(self.fail_syntax(at as usize, "a value-table entry that does not exist")),
+            },
+        };
+        put_to(&mut self.buf, bytes);
+        if flags & (F_LT | F_CDEND | F_BADREF) != 0 {
+            self.char_data(ts - self.base)?;
+            return Err(self.fail_syntax(ts - self.base, "malformed character data"));
+        }
+        self.put_close(a);
+        let rec = self.tape.len() as u32;
+        let end = self.at();
+        self.tape.extend_from_slice(&[(K_ELEM << KIND_SHIFT) | sym.as_u32(), at, rec + ELEM_WORDS, parent, end]);
+        Ok(())
+    }
+
+    /// [`leaf_element`](Assembler::leaf_element) in three steps (the root, names
+    /// in namespaces, after a DOCTYPE, and every error).
+    #[inline(never)]
+    fn leaf_general(&mut self, sym: Sym, text: Piece<'_>) -> Result<(), Error> {
+        self.start_element(sym)?;
+        self.text(text)?;
+        self.end_element(b"")
+    }
+
     /// The end tag of the innermost open element: `</`, its name, `ws`, `>`.
-    #[inline]
+    #[inline(always)]
     pub fn end_element(&mut self, ws: &[u8]) -> Result<(), Error> {
         self.settle()?;
         let Some(e) = self.stack.pop() else {
@@ -922,11 +1003,11 @@ impl Assembler {
             return Err(self.fail_syntax(self.at() as usize, "expected `>` closing the end tag"));
         }
         let a = self.syms[e.sym.index()];
-        self.buf.extend_from_slice(b"</");
-        self.put_name(a);
         if ws.is_empty() {
-            self.buf.push(b'>');
+            self.put_close(a);
         } else {
+            self.buf.extend_from_slice(b"</");
+            self.put_name(a);
             self.buf.extend_from_slice(ws);
             self.buf.push(b'>');
         }
@@ -937,7 +1018,7 @@ impl Assembler {
 
     /// Character data (inside the document element), or whitespace (outside it).
     /// Adjacent pieces make one run, checked when it ends.
-    #[inline]
+    #[inline(always)]
     pub fn text(&mut self, piece: Piece<'_>) -> Result<(), Error> {
         if self.open.is_some() {
             self.close_tag(false)?;
@@ -955,7 +1036,7 @@ impl Assembler {
         } else {
             self.run_flags = RUN_SCAN;
         }
-        self.buf.extend_from_slice(bytes);
+        put_to(&mut self.buf, bytes);
         if self.stage == Stage::Start {
             self.stage = Stage::Prolog;
         }
@@ -1238,6 +1319,38 @@ fn special(s: &[u8]) -> bool {
     chunks.remainder().iter().any(|&b| matches!(b, b'<' | b'&' | b']'))
 }
 
+/// Appends `s` to `buf`: strings of up to 32 bytes as two overlapping words
+/// through a fixed-size buffer (no `memcpy` call), longer ones by `memcpy`.
+#[inline(always)]
+fn put_to(buf: &mut Vec<u8>, s: &[u8]) {
+    let n = s.len();
+    let keep = buf.len() + n;
+    if n <= 16 {
+        let mut t = [0u8; 16];
+        if n >= 8 {
+            t[..8].copy_from_slice(&s[..8]);
+            t[n - 8..n].copy_from_slice(&s[n - 8..]);
+        } else if n >= 4 {
+            t[..4].copy_from_slice(&s[..4]);
+            t[n - 4..n].copy_from_slice(&s[n - 4..]);
+        } else if n > 0 {
+            t[0] = s[0];
+            t[n / 2] = s[n / 2];
+            t[n - 1] = s[n - 1];
+        }
+        buf.extend_from_slice(&t);
+        buf.truncate(keep);
+    } else if n <= 32 {
+        let mut t = [0u8; 32];
+        t[..16].copy_from_slice(&s[..16]);
+        t[n - 16..n].copy_from_slice(&s[n - 16..]);
+        buf.extend_from_slice(&t);
+        buf.truncate(keep);
+    } else {
+        buf.extend_from_slice(s);
+    }
+}
+
 #[inline(always)]
 fn all_ws(s: &[u8]) -> bool {
     s.iter().all(|&b| is_ws(b))
@@ -1438,6 +1551,53 @@ mod tests {
         a.start_element(r).unwrap();
         a.start_element(r).unwrap();
         assert!(matches!(a.start_element(r).unwrap_err().kind(), ErrorKind::LimitExceeded { limit: LimitKind::Depth, .. }));
+    }
+
+    #[test]
+    fn leaf_elements_are_the_three_steps() {
+        let mut a = Assembler::new(&ParseOptions::default());
+        let r = a.intern(b"r", "").unwrap();
+        let pl = a.intern(b"p:l", "urn:p").unwrap();
+        let wrong = a.intern(b"p:l", "urn:q").unwrap();
+        let decl = a.intern(b"xmlns:p", XMLNS_NAMESPACE).unwrap();
+        let l = a.intern(b"l", "").unwrap();
+        let v = a.add_value(b"a&amp;b");
+        a.begin(false);
+        a.start_element(r).unwrap();
+        a.attribute(decl, b" ", b"", b"", b'"', Piece::Bytes(b"urn:p")).unwrap();
+        a.leaf_element(l, Piece::Bytes(b"x")).unwrap();
+        a.leaf_element(pl, Piece::Entry(v)).unwrap();
+        a.text(Piece::Bytes(b"\n")).unwrap();
+        a.leaf_element(l, Piece::Bytes(b"")).unwrap();
+        a.end_element(b"").unwrap();
+        let d = a.finish(InputEncoding::Utf8).unwrap();
+        let src = b"<r xmlns:p=\"urn:p\"><l>x</l><p:l>a&amp;b</p:l>\n<l></l></r>";
+        assert_eq!(d.source(), src);
+        assert_eq!(portable(&d), portable(&Document::parse(src).unwrap()));
+        // as the root element
+        a.begin(false);
+        a.leaf_element(l, Piece::Bytes(b"t")).unwrap();
+        let d = a.finish(InputEncoding::Utf8).unwrap();
+        assert_eq!(portable(&d), portable(&Document::parse(b"<l>t</l>").unwrap()));
+        // what the producer supplies is checked
+        for bad in [&b"a<b"[..], b"]]>", b"&x;", b"&#0;", b"&amp"] {
+            a.begin(false);
+            a.start_element(r).unwrap();
+            let res = a.leaf_element(l, Piece::Bytes(bad)).and_then(|_| a.end_element(b"")).and_then(|_| a.finish(InputEncoding::Utf8));
+            assert!(res.is_err(), "{bad:?}");
+        }
+        a.begin(false);
+        a.start_element(r).unwrap();
+        a.attribute(decl, b" ", b"", b"", b'"', Piece::Bytes(b"urn:p")).unwrap();
+        assert!(a.leaf_element(wrong, Piece::Bytes(b"x")).is_err());
+        let mut opts = ParseOptions::default();
+        opts.limits.max_depth = 1;
+        let mut a = Assembler::new(&opts);
+        let r = a.intern(b"r", "").unwrap();
+        a.begin(false);
+        a.start_element(r).unwrap();
+        let e = a.leaf_element(r, Piece::Bytes(b"x")).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::LimitExceeded { limit: LimitKind::Depth, .. }), "{e}");
     }
 
     #[test]
