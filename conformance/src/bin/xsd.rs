@@ -213,7 +213,7 @@ fn run_case(c: &Case, cache: &mut BTreeMap<Vec<PathBuf>, Result<std::sync::Arc<S
         let base = c.docs[0].parent().map(Path::to_path_buf).unwrap_or_default();
         let name = c.docs[0].display().to_string();
         SchemaBuilder::new()
-            .schema_location_hints(&doc, &name, base, HintScope::DocumentElement)
+            .schema_location_hints(&doc, &name, base, HintScope::AllElements)
             .and_then(SchemaBuilder::build)
             .map(std::sync::Arc::new)
             .map_err(|e| e.to_string())

@@ -5,8 +5,10 @@
 //! Occurrence ranges are expanded linearly — `t{m,n}` is `m` copies of `t`
 //! followed by `n - m` nested optional copies `(t (t (t)?)?)?`, so that each
 //! copy's follow set stays small, and `t{m,}` is `m` copies and a starred copy —
-//! so `maxOccurs="5000"` costs 5000 positions and linear time, never 5000² or
-//! 2^5000. The subset construction then yields the DFA; Unique Particle
+//! linear in the counts, never quadratic or exponential. Only models whose expansion is
+//! small (`max_expanded` positions) are compiled this way; larger counts run with
+//! counters (`counted.rs`), their UPA checked on an expansion with the counts capped
+//! ([`capped`]). The subset construction then yields the DFA; Unique Particle
 //! Attribution (§3.8.6 cos-nonambig) holds exactly when no DFA state lets two
 //! positions of *different* schema particles compete for one name, which is
 //! checked on the way. Positions of one particle (copies made by the
@@ -18,6 +20,7 @@
 
 use std::collections::HashMap;
 
+use crate::counted::CountedModel;
 use crate::model::*;
 
 /// Limits of the compiler.
@@ -28,6 +31,10 @@ pub(crate) struct AutomatonLimits {
     pub max_states: usize,
     /// Sum of the sizes of all DFA states' position sets (bounds the subset construction's time).
     pub max_work: usize,
+    /// Models whose expansion needs more positions than this run with counters.
+    pub max_expanded: usize,
+    /// Configurations one step of a counted model may keep.
+    pub max_configs: usize,
 }
 
 /// One DFA state.
@@ -52,8 +59,13 @@ pub(crate) struct AllModel {
 
 #[derive(Debug, Clone)]
 pub(crate) enum Automaton {
-    Dfa { states: Vec<DState>, wildcards: Vec<Wildcard> },
+    Dfa {
+        states: Vec<DState>,
+        wildcards: Vec<Wildcard>,
+    },
     All(AllModel),
+    /// Large occurrence counts: the particle tree run with counters (`counted.rs`).
+    Counted(CountedModel),
 }
 
 impl Automaton {
@@ -114,7 +126,34 @@ struct Glushkov<'c> {
     wild_of_source: HashMap<u32, u32>,
     edges: usize,
     limits: AutomatonLimits,
+    /// Occurrence counts capped (for the UPA check of a counted model), see [`capped`].
+    cap: Option<u32>,
     _c: &'c Components,
+}
+
+/// The occurrence range `{min, max}` with both ends capped at `k` above what distinguishes
+/// them: `min` at `k`, the optional part (`max - min`) at `k`, `unbounded` kept. Which
+/// particles can compete for a name (Unique Particle Attribution) and which declarations
+/// share a content model (Element Declarations Consistent) do not depend on counts beyond
+/// that: a competition needs a point where a particle may both go on and stop (or be
+/// entered again), which `k = 2` copies of each kind preserve.
+fn capped(min: u32, max: u32, k: u32) -> (u32, u32) {
+    let m = min.min(k);
+    if max == UNBOUNDED {
+        (m, UNBOUNDED)
+    } else {
+        (m, m + (max - min).min(k))
+    }
+}
+
+/// Positions the linear expansion of `p` needs (saturating).
+fn expansion_size(p: &Particle) -> u64 {
+    let t = match &p.term {
+        Term::Element(_) | Term::Wildcard(_) => 1u64,
+        Term::Group(_, parts) => parts.iter().fold(0u64, |a, q| a.saturating_add(expansion_size(q))),
+    };
+    let mult = if p.max == UNBOUNDED { u64::from(p.min) + 1 } else { u64::from(p.max) };
+    t.saturating_mul(mult)
 }
 
 /// Why a content model cannot be compiled.
@@ -204,15 +243,19 @@ impl<'c> Glushkov<'c> {
     }
 
     fn particle(&mut self, p: &Particle) -> Result<Frag, CompileError> {
-        if p.min == 1 && p.max == 1 {
+        let (min, max) = match self.cap {
+            Some(k) => capped(p.min, p.max, k),
+            None => (p.min, p.max),
+        };
+        if min == 1 && max == 1 {
             return self.term(p);
         }
         let mut f = Frag::eps();
-        for _ in 0..p.min {
+        for _ in 0..min {
             let t = self.term(p)?;
             f = self.concat(f, t)?;
         }
-        if p.max == UNBOUNDED {
+        if max == UNBOUNDED {
             let t = self.term(p)?;
             for &l in &t.last {
                 self.edges += t.first.len();
@@ -222,7 +265,7 @@ impl<'c> Glushkov<'c> {
             f = self.concat(f, star)?;
         } else {
             let mut r = Frag::eps();
-            for _ in p.min..p.max {
+            for _ in min..max {
                 let t = self.term(p)?;
                 let mut x = self.concat(t, r)?;
                 x.nullable = true;
@@ -286,8 +329,29 @@ pub(crate) fn compile(c: &Components, p: &Particle, limits: AutomatonLimits) -> 
         check_consistent(c, entries.iter().map(|x| x.1))?;
         return Ok(Automaton::All(AllModel { entries, required, emptiable: p.min == 0 }));
     }
-    let mut g =
-        Glushkov { pos: Vec::new(), follow: Vec::new(), wildcards: Vec::new(), wild_of_source: HashMap::new(), edges: 0, limits, _c: c };
+    if expansion_size(p) <= limits.max_expanded as u64 {
+        match compile_dfa(c, p, limits, None) {
+            Err(CompileError::Limit(_)) => {}
+            r => return r,
+        }
+    }
+    // Too large to expand: check UPA and EDC on the capped expansion, run with counters.
+    compile_dfa(c, p, limits, Some(2))?;
+    Ok(Automaton::Counted(CountedModel::build(c, p, limits.max_positions, limits.max_configs)?))
+}
+
+/// The expansion (occurrence counts capped at `cap` if given) and its subset construction.
+fn compile_dfa(c: &Components, p: &Particle, limits: AutomatonLimits, cap: Option<u32>) -> Result<Automaton, CompileError> {
+    let mut g = Glushkov {
+        pos: Vec::new(),
+        follow: Vec::new(),
+        wildcards: Vec::new(),
+        wild_of_source: HashMap::new(),
+        edges: 0,
+        limits,
+        cap,
+        _c: c,
+    };
     let root = g.particle(p)?;
     let mut is_last = vec![false; g.pos.len()];
     for &l in &root.last {

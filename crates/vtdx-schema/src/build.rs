@@ -50,6 +50,10 @@ pub(crate) struct Builder<'a> {
     pub(crate) type_of_key: HashMap<Key, TypeId>,
     pub(crate) type_state: Vec<u8>,
     pub(crate) elem_of_key: HashMap<Key, ElemId>,
+    /// Global elements referenced from a content model whose declarations are built
+    /// later (a reference needs only the id; building at once would make cycles through
+    /// element types look like circular groups or types).
+    pub(crate) elem_deferred: Vec<(Key, ElemId)>,
     pub(crate) elem_state: HashMap<ElemId, u8>,
     pub(crate) attr_of_key: HashMap<Key, AttrId>,
     pub(crate) attr_building: HashSet<Key>,
@@ -163,6 +167,7 @@ impl<'a> Builder<'a> {
             type_of_key: HashMap::new(),
             type_state: Vec::new(),
             elem_of_key: HashMap::new(),
+            elem_deferred: Vec::new(),
             elem_state: HashMap::new(),
             attr_of_key: HashMap::new(),
             attr_building: HashSet::new(),
@@ -233,7 +238,7 @@ impl<'a> Builder<'a> {
                 abstract_: false,
                 final_: 0,
                 block: 0,
-                body: TypeBody::Simple(SimpleDef { st, id_kind, needs_ns, is_notation: b == Builtin::Notation }),
+                body: TypeBody::Simple(SimpleDef { st, id_kind, needs_ns, is_notation: b == Builtin::Notation, members: Vec::new() }),
                 loc: Location::default(),
             });
             self.type_state.push(2);
@@ -265,7 +270,13 @@ impl<'a> Builder<'a> {
                         abstract_: false,
                         final_: 0,
                         block: 0,
-                        body: TypeBody::Simple(SimpleDef { st, id_kind: IdKind::None, needs_ns: false, is_notation: false }),
+                        body: TypeBody::Simple(SimpleDef {
+                            st,
+                            id_kind: IdKind::None,
+                            needs_ns: false,
+                            is_notation: false,
+                            members: Vec::new(),
+                        }),
                         loc: Location::default(),
                     });
                     self.type_state.push(2);
@@ -470,6 +481,7 @@ impl<'a> Builder<'a> {
                     self.ic(key)?;
                 }
             }
+            self.build_deferred_elements()?;
         }
         self.check_redefined_groups()?;
         // Substitution groups: transitive membership, cycles, type derivation.
@@ -618,8 +630,24 @@ impl<'a> Builder<'a> {
 
     /// The type a QName names (built-in or global), built.
     pub(crate) fn type_by_name(&mut self, d: usize, n: Node<'_>, v: &str) -> Result<TypeId, SchemaError> {
+        self.type_by_name_in(d, n, v, false)
+    }
+
+    /// The type of an element declaration: it may be a type still being built (an element
+    /// inside a complex type's content having that type is recursion, not a circular
+    /// derivation).
+    pub(crate) fn element_type_by_name(&mut self, d: usize, n: Node<'_>, v: &str) -> Result<TypeId, SchemaError> {
+        self.type_by_name_in(d, n, v, true)
+    }
+
+    fn type_by_name_in(&mut self, d: usize, n: Node<'_>, v: &str, pending_ok: bool) -> Result<TypeId, SchemaError> {
         let name = self.qname(d, n, v)?;
         if let Some(key) = self.lookup(Kind::Type, name) {
+            if pending_ok {
+                if let Some(&t) = self.type_of_key.get(&key) {
+                    return Ok(t);
+                }
+            }
             return self.global_type(key);
         }
         if let Some(&t) = self.c.global_types.get(&name) {
@@ -781,7 +809,11 @@ impl<'a> Builder<'a> {
                 }
                 let st = crate::datatypes::list(&idef.st).map_err(|m| e(SchemaErrorKind::SimpleType, m.to_string(), self.loc(d, k)))?;
                 let id_kind = if idef.id_kind == IdKind::IdRef { IdKind::IdRefs } else { IdKind::None };
-                (ANY_SIMPLE_TYPE, Derivation::List, SimpleDef { st, id_kind, needs_ns: idef.needs_ns, is_notation: false })
+                (
+                    ANY_SIMPLE_TYPE,
+                    Derivation::List,
+                    SimpleDef { st, id_kind, needs_ns: idef.needs_ns, is_notation: false, members: Vec::new() },
+                )
             }
             "union" => {
                 let mut members = Vec::new();
@@ -816,7 +848,7 @@ impl<'a> Builder<'a> {
                     sts.push(sd.st.clone());
                 }
                 let st = crate::datatypes::union(&sts).map_err(|m| e(SchemaErrorKind::SimpleType, m.to_string(), self.loc(d, k)))?;
-                (ANY_SIMPLE_TYPE, Derivation::Union, SimpleDef { st, id_kind: IdKind::None, needs_ns, is_notation: false })
+                (ANY_SIMPLE_TYPE, Derivation::Union, SimpleDef { st, id_kind: IdKind::None, needs_ns, is_notation: false, members })
             }
             other => {
                 return Err(e(

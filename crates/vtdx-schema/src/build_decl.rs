@@ -22,8 +22,41 @@ type Key = (Kind, NameId, u8);
 impl<'a> Builder<'a> {
     pub(crate) fn global_element(&mut self, key: Key) -> Result<ElemId, SchemaError> {
         if let Some(&id) = self.elem_of_key.get(&key) {
+            if let Some(i) = self.elem_deferred.iter().position(|x| x.1 == id) {
+                self.elem_deferred.swap_remove(i);
+                let decl = self.registry[&key];
+                let n = self.node(decl.doc, decl.rec);
+                self.element_body(decl.doc, n, id, true)?;
+            }
             return Ok(id);
         }
+        let id = self.reserve_global_element(key);
+        let decl = self.registry[&key];
+        let n = self.node(decl.doc, decl.rec);
+        self.element_body(decl.doc, n, id, true)?;
+        Ok(id)
+    }
+
+    /// A global element referenced from a content model: its id now, its declaration
+    /// built by [`Self::build_deferred_elements`] (or when something needs it first).
+    fn referenced_element(&mut self, key: Key) -> ElemId {
+        if let Some(&id) = self.elem_of_key.get(&key) {
+            return id;
+        }
+        let id = self.reserve_global_element(key);
+        self.elem_deferred.push((key, id));
+        id
+    }
+
+    /// Builds the declarations of referenced global elements not built yet.
+    pub(crate) fn build_deferred_elements(&mut self) -> Result<(), SchemaError> {
+        while let Some((key, _)) = self.elem_deferred.last().copied() {
+            self.global_element(key)?;
+        }
+        Ok(())
+    }
+
+    fn reserve_global_element(&mut self, key: Key) -> ElemId {
         let decl = self.registry[&key];
         let n = self.node(decl.doc, decl.rec);
         let id = self.c.elements.len() as ElemId;
@@ -42,8 +75,7 @@ impl<'a> Builder<'a> {
             loc,
         });
         self.elem_of_key.insert(key, id);
-        self.element_body(decl.doc, n, id, true)?;
-        Ok(id)
+        id
     }
 
     fn element_body(&mut self, d: usize, n: Node<'a>, id: ElemId, global: bool) -> Result<(), SchemaError> {
@@ -95,7 +127,7 @@ impl<'a> Builder<'a> {
             (Some(_), Some(_)) => {
                 return Err(e(SchemaErrorKind::Structure, "an element has both a `type` attribute and an inline type (src-element.3)", loc))
             }
-            (Some(t), None) => self.type_by_name(d, n, &t)?,
+            (Some(t), None) => self.element_type_by_name(d, n, &t)?,
             (None, Some(k)) => self.anonymous_type(d, k)?,
             (None, None) => match subst_head {
                 Some(h) => self.c.elements[h as usize].type_,
@@ -633,7 +665,7 @@ impl<'a> Builder<'a> {
             let Some(k) = self.lookup(Kind::Element, nm) else {
                 return Err(e(SchemaErrorKind::Unresolved, format!("no element declaration named {:?}", self.c.names.display(nm)), loc));
             };
-            return self.global_element(k);
+            return Ok(self.referenced_element(k));
         }
         let Some(name) = n.attribute("name") else {
             return Err(e(SchemaErrorKind::Structure, "a local element needs a `name` or a `ref` (src-element.2.1)", loc));
@@ -889,6 +921,14 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// `name::` at the start of `s`, white space allowed before the `::` (XPath tokens may be
+/// separated by white space): the length up to and including the `::`.
+fn axis(s: &str, name: &str) -> Option<usize> {
+    let rest = s.strip_prefix(name)?;
+    let ws = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_whitespace()).len();
+    rest[ws..].starts_with("::").then_some(name.len() + ws + 2)
+}
+
 fn tokenize_path(s: &str) -> Result<Vec<String>, String> {
     let b = s.as_bytes();
     let mut out = Vec::new();
@@ -906,12 +946,12 @@ fn tokenize_path(s: &str) -> Result<Vec<String>, String> {
         } else if c == b'@' {
             out.push("@".into());
             i += 1;
-        } else if s[i..].starts_with("child::") {
+        } else if let Some(n) = axis(&s[i..], "child") {
             out.push("child::".into());
-            i += 7;
-        } else if s[i..].starts_with("attribute::") {
+            i += n;
+        } else if let Some(n) = axis(&s[i..], "attribute") {
             out.push("attribute::".into());
-            i += 11;
+            i += n;
         } else if c == b'.' && !s[i..].starts_with("..") {
             out.push(".".into());
             i += 1;

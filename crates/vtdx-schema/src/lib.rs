@@ -48,6 +48,7 @@ pub mod regex;
 mod automaton;
 mod build;
 mod build_decl;
+mod counted;
 mod error;
 mod load;
 mod model;

@@ -250,6 +250,8 @@ pub(crate) struct SimpleDef {
     pub needs_ns: bool,
     #[allow(dead_code)] // NOTATION values are checked by the enumeration the type must carry
     pub is_notation: bool,
+    /// A union's member type definitions (inherited by its restrictions); empty otherwise.
+    pub members: Vec<TypeId>,
 }
 
 #[derive(Debug, Clone)]

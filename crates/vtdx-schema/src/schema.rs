@@ -20,8 +20,16 @@ pub struct SchemaLimits {
     /// Schema documents in one set (includes, imports and redefines counted).
     pub max_documents: usize,
     /// Positions (element and wildcard occurrences after expanding occurrence ranges)
-    /// in one content model.
+    /// in one content model compiled to a deterministic automaton, and particles in one
+    /// content model run with counters.
     pub max_positions: usize,
+    /// Content models whose expansion needs at most this many positions are compiled to
+    /// a deterministic automaton; larger ones (large `minOccurs` / `maxOccurs`) are run
+    /// with occurrence counters, at a cost independent of the counts.
+    pub max_expanded_positions: usize,
+    /// Configurations (leaf particle and counts) one step of a content model run with
+    /// counters may keep; an instance that needs more gets a `Limit` error.
+    pub max_counter_configs: usize,
     /// Transitions of one content model's position automaton.
     pub max_edges: usize,
     /// States of one content model's deterministic automaton.
@@ -40,6 +48,8 @@ impl Default for SchemaLimits {
         SchemaLimits {
             max_documents: 1000,
             max_positions: 250_000,
+            max_expanded_positions: 4096,
+            max_counter_configs: 64,
             max_edges: 4_000_000,
             max_states: 250_000,
             max_dfa_work: 2_000_000,
@@ -191,6 +201,8 @@ impl SchemaBuilder {
             max_edges: self.limits.max_edges,
             max_states: self.limits.max_states,
             max_work: self.limits.max_dfa_work,
+            max_expanded: self.limits.max_expanded_positions,
+            max_configs: self.limits.max_counter_configs,
         };
         let mut automata = Vec::new();
         for t in 0..c.types.len() {

@@ -10,6 +10,7 @@ use vtdx_core::tape::{RecordId, RecordKind, Tape};
 use vtdx_core::{Document, Node, NodeKind, Sym};
 
 use crate::automaton::{element_matches, Automaton, Matched};
+use crate::counted::{CountedModel, CountedState, TooMany};
 use crate::datatypes::{NsResolver, Value};
 use crate::error::{Location, ValidationError, ValidationErrorKind as K};
 use crate::model::*;
@@ -88,6 +89,8 @@ pub(crate) struct Validator<'s, 'd> {
     ids: HashMap<String, u32>,
     idrefs: Vec<(String, u32)>,
     depth: usize,
+    /// States of the content models run with counters being walked (innermost last).
+    counted: Vec<CountedState>,
 }
 
 const UNSET: (NsIdx, NameId) = (u32::MAX - 1, u32::MAX - 1);
@@ -144,6 +147,7 @@ impl<'s, 'd> Validator<'s, 'd> {
             ids: HashMap::new(),
             idrefs: Vec::new(),
             depth: 0,
+            counted: Vec::new(),
         }
     }
 
@@ -297,7 +301,7 @@ impl<'s, 'd> Validator<'s, 'd> {
             let n = self.node(r);
             if let Some(Some(t)) = self.xsi_type_of(n) {
                 let blocked = (decl.block | self.c.types[decl.type_ as usize].block) & (deriv::EXTENSION | deriv::RESTRICTION);
-                if !crate::build::derives(&self.c.types, t, decl.type_, blocked) || !self.no_blocked_on_path(t, decl.type_) {
+                if !self.xsi_type_derives(t, decl.type_, blocked, 0) {
                     self.error(
                         n,
                         K::Type,
@@ -318,6 +322,17 @@ impl<'s, 'd> Validator<'s, 'd> {
         }
         let n = self.node(r);
         Some(self.identity(n, &decl.ics, tables))
+    }
+
+    /// Type Derivation OK for an `xsi:type` `t` against the declared `base` (cvc-elt.4.3):
+    /// along the base chain with no blocked method, or (§3.14.6, 2.2.4) validly derived
+    /// from a member type of a union `base`.
+    fn xsi_type_derives(&self, t: TypeId, base: TypeId, blocked: u8, depth: u32) -> bool {
+        if crate::build::derives(&self.c.types, t, base, blocked) && self.no_blocked_on_path(t, base) {
+            return true;
+        }
+        let TypeBody::Simple(sd) = &self.c.types[base as usize].body else { return false };
+        depth < 32 && sd.members.iter().any(|&m| m != base && self.xsi_type_derives(t, m, blocked, depth + 1))
     }
 
     /// The `block` of every type on the derivation path from `t` to `base` (cvc-elt.4.3:
@@ -664,6 +679,30 @@ impl<'s, 'd> Validator<'s, 'd> {
         self.simple_content_node(self.node(r), st, vc);
     }
 
+    /// The value constraint an empty element takes must be valid for the actual type too
+    /// (cvc-elt.5.1.1: an xsi:type may restrict the declared type further); reports it if not.
+    #[cold]
+    #[inline(never)]
+    fn value_constraint_fits(&mut self, n: Node<'d>, st: TypeId, v: &ValueConstraint) -> bool {
+        let Some(sd) = self.c.types[st as usize].simple() else { return true };
+        let res = if sd.needs_ns { sd.st.check(&v.lexical, &NodeNs(n)) } else { sd.st.check(&v.lexical, &crate::datatypes::NoNamespaces) };
+        if let Err(m) = res {
+            let what = if v.fixed { "fixed" } else { "default" };
+            self.error(
+                n,
+                K::Value,
+                format!(
+                    "element <{}>: its {what} value {:?} is not valid for type {}: {m} (cvc-elt.5.1.1)",
+                    n.name(),
+                    v.lexical,
+                    self.tname(st)
+                ),
+            );
+            return false;
+        }
+        true
+    }
+
     fn simple_content_node(&mut self, n: Node<'d>, st: TypeId, vc: Option<&ValueConstraint>) {
         let Some(text) = self.text_content(n) else { return };
         let Some(sd) = self.c.types[st as usize].simple() else { return };
@@ -671,6 +710,9 @@ impl<'s, 'd> Validator<'s, 'd> {
         let empty = text.is_empty() && !n.children().any(|c| matches!(c.kind(), NodeKind::Text | NodeKind::CData));
         if empty {
             if let Some(v) = vc {
+                if !self.value_constraint_fits(n, st, v) {
+                    return;
+                }
                 if let (Some(val), Some(rec)) = (&v.value, n.record()) {
                     if self.keep_typed {
                         self.typed.insert(rec, val.clone());
@@ -909,8 +951,19 @@ impl<'s, 'd> Validator<'s, 'd> {
 
     // ---- content models --------------------------------------------------------------
 
-    fn expected(&self, aut: &Automaton, state: u32, all_seen: Option<&[bool]>, parent: &str) -> String {
+    fn expected(&self, aut: &Automaton, state: u32, all_seen: Option<&[bool]>, cstate: Option<&CountedState>, parent: &str) -> String {
         let mut v: Vec<String> = Vec::new();
+        let wild_text = |w: &crate::model::Wildcard| match &w.ns {
+            NsCons::Any => "any element".to_string(),
+            NsCons::Not(x) => match self.c.names.ns_uri(*x) {
+                Some(u) => format!("any element not in {u}"),
+                None => "any namespace-qualified element".to_string(),
+            },
+            NsCons::Set(s) => format!(
+                "any element in {}",
+                s.iter().map(|x| self.c.names.ns_uri(*x).unwrap_or("no namespace").to_string()).collect::<Vec<_>>().join(" or ")
+            ),
+        };
         match aut {
             Automaton::Dfa { states, wildcards } => {
                 let s = &states[state as usize];
@@ -918,20 +971,7 @@ impl<'s, 'd> Validator<'s, 'd> {
                     v.push(format!("<{}>", self.c.names.local(*n)));
                 }
                 for (w, _) in &s.wild {
-                    v.push(match &wildcards[*w as usize].ns {
-                        NsCons::Any => "any element".to_string(),
-                        NsCons::Not(x) => match self.c.names.ns_uri(*x) {
-                            Some(u) => format!("any element not in {u}"),
-                            None => "any namespace-qualified element".to_string(),
-                        },
-                        NsCons::Set(s) => format!(
-                            "any element in {}",
-                            s.iter()
-                                .map(|x| self.c.names.ns_uri(*x).unwrap_or("no namespace").to_string())
-                                .collect::<Vec<_>>()
-                                .join(" or ")
-                        ),
-                    });
+                    v.push(wild_text(&wildcards[*w as usize]));
                 }
             }
             Automaton::All(m) => {
@@ -941,12 +981,22 @@ impl<'s, 'd> Validator<'s, 'd> {
                     }
                 }
             }
+            Automaton::Counted(m) => {
+                let (names, wild) = cstate.map(|st| m.expected(st)).unwrap_or_default();
+                for n in names {
+                    v.push(format!("<{}>", self.c.names.local(n)));
+                }
+                for w in wild {
+                    v.push(wild_text(&m.wildcards[w as usize]));
+                }
+            }
         }
         v.sort();
         v.dedup();
         let can_end = match aut {
             Automaton::Dfa { states, .. } => states[state as usize].final_,
             Automaton::All(_) => false,
+            Automaton::Counted(m) => cstate.is_some_and(|st| m.is_final(st)),
         };
         let list = match v.len() {
             0 => return format!("the end of <{parent}>"),
@@ -966,6 +1016,12 @@ impl<'s, 'd> Validator<'s, 'd> {
     fn element_content(&mut self, r: u32, tag: Tag, automaton: u32, mixed: bool) -> Vec<(IcId, Table)> {
         let aut: &'s Automaton = &self.s.automata[automaton as usize];
         let mut state = 0u32;
+        // a content model run with counters keeps its state on `self.counted`
+        let slot = match aut {
+            Automaton::Counted(_) => self.counted_push(),
+            _ => usize::MAX,
+        };
+        let mut gave_up = false;
         let mut all_seen: Vec<bool> = match aut {
             Automaton::All(m) => vec![false; m.required.len()],
             _ => Vec::new(),
@@ -997,6 +1053,13 @@ impl<'s, 'd> Validator<'s, 'd> {
                     let (ns, id) = self.sym_name(tape.symbol(ch));
                     let step = match aut {
                         Automaton::Dfa { .. } => aut.step(state, id, ns),
+                        Automaton::Counted(m) => match self.counted_step(m, slot, ch, id, ns) {
+                            Some(x) => x,
+                            None => {
+                                gave_up = true;
+                                break;
+                            }
+                        },
                         Automaton::All(m) => match m.entries.binary_search_by_key(&id, |x| x.0) {
                             Ok(i) if id != NAME_UNKNOWN => {
                                 let slot = m.entries[i].2 as usize;
@@ -1020,7 +1083,7 @@ impl<'s, 'd> Validator<'s, 'd> {
                         }
                         None => {
                             let (n, c) = (self.node(r), self.node(ch.word()));
-                            let exp = self.expected(aut, state, Some(&all_seen), n.name());
+                            let exp = self.expected(aut, state, Some(&all_seen), self.counted.get(slot), n.name());
                             self.error(c, K::Content, format!("unexpected element <{}>: expected {exp} (cvc-complex-type.2.4)", c.name()));
                             // Go on with the element's own declaration, if it has one.
                             match self.c.global_elements.get(&id) {
@@ -1052,14 +1115,15 @@ impl<'s, 'd> Validator<'s, 'd> {
         }
         let complete = match aut {
             Automaton::Dfa { states, .. } => states[state as usize].final_,
+            Automaton::Counted(m) => m.is_final(&self.counted[slot]),
             Automaton::All(m) => {
                 let none = !all_seen.iter().any(|x| *x);
                 (none && m.emptiable) || m.required.iter().zip(&all_seen).all(|(r, s)| !*r || *s)
             }
         };
-        if !complete && !self.stopped() {
+        if !complete && !gave_up && !self.stopped() {
             let n = self.node(r);
-            let exp = self.expected(aut, state, Some(&all_seen), n.name());
+            let exp = self.expected(aut, state, Some(&all_seen), self.counted.get(slot), n.name());
             let off = n.content_range().map_or(n.range().start, |r| r.end);
             self.error_at(
                 n,
@@ -1068,7 +1132,46 @@ impl<'s, 'd> Validator<'s, 'd> {
                 format!("element <{}> is incomplete: expected {exp} before its end (cvc-complex-type.2.4)", n.name()),
             );
         }
+        if slot != usize::MAX {
+            self.counted.truncate(slot);
+        }
         tables
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn counted_push(&mut self) -> usize {
+        self.counted.push(CountedState::default());
+        self.counted.len() - 1
+    }
+
+    /// Steps the counted model whose state is `self.counted[slot]` by child record `ch`;
+    /// `None` when the configurations exceed the limit (reported here).
+    #[cold]
+    #[inline(never)]
+    fn counted_step(
+        &mut self,
+        m: &'s CountedModel,
+        slot: usize,
+        ch: RecordId,
+        id: NameId,
+        ns: NsIdx,
+    ) -> Option<Option<(u32, Matched<'s>)>> {
+        match m.step(&mut self.counted[slot], id, ns) {
+            Ok(x) => Some(x.map(|x| (0, x))),
+            Err(TooMany(k, max)) => {
+                let c = self.node(ch.word());
+                self.error(
+                    c,
+                    K::Limit,
+                    format!(
+                        "limit exceeded: element <{}> leaves {k} ways to count the occurrences in its parent's content model (more than {max}); the rest of the content is not checked",
+                        c.name()
+                    ),
+                );
+                None
+            }
+        }
     }
 
     /// Text that is not all white space in the bytes between two child records of
@@ -1341,13 +1444,17 @@ pub(crate) fn path_of(n: Node<'_>) -> String {
     };
     while let Some(e) = cur {
         let sym = e.sym();
+        // counted forward from the first sibling (going backwards is not constant-time)
         let mut idx = 1;
-        let mut p = e.prev_element_sibling();
+        let mut p = e.parent().and_then(|p| p.first_element_child());
         while let Some(s) = p {
+            if s == e {
+                break;
+            }
             if s.sym() == sym {
                 idx += 1;
             }
-            p = s.prev_element_sibling();
+            p = s.next_element_sibling();
         }
         let mut more = idx > 1;
         if !more {

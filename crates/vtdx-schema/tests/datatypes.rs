@@ -631,6 +631,12 @@ fn derivations() -> Vec<Spec> {
         r(r(B("string"), &[(F::MinLength, "3")]), &[(F::MinLength, "2")]),
         r(r(B("string"), &[(F::Length, "3")]), &[(F::Length, "4")]),
         r(r(B("string"), &[(F::MaxLength, "3")]), &[(F::Length, "2")]),
+        // length beside minLength/maxLength (Part 2 §4.3.1.4 length-minLength-maxLength)
+        r(B("IDREFS"), &[(F::Length, "5"), (F::MinLength, "1")]),
+        r(B("NMTOKENS"), &[(F::Length, "1"), (F::MinLength, "1")]),
+        r(B("string"), &[(F::Length, "5"), (F::MinLength, "1")]),
+        r(r(B("string"), &[(F::MaxLength, "9")]), &[(F::Length, "5"), (F::MaxLength, "9")]),
+        r(r(B("string"), &[(F::MaxLength, "4")]), &[(F::Length, "5"), (F::MaxLength, "4")]),
         r(B("duration"), &[(F::MinInclusive, "P1M"), (F::MaxInclusive, "P30D")]),
         r(B("date"), &[(F::MinInclusive, "2000-01-02"), (F::MaxInclusive, "2000-01-01Z")]),
         r(Spec::List(Box::new(B("int"))), &[(F::MaxInclusive, "3")]),

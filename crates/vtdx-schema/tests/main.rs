@@ -1,6 +1,7 @@
 //! Integration tests of vtdx-schema (one binary; one module per area).
 
 mod datatypes;
+mod occurrence_counts;
 mod regex;
 mod schema_documents;
 mod schema_location;

@@ -147,3 +147,36 @@ fn hints_on_descendants_only_with_all_elements() {
     assert!(all.has_element(Some("urn:b"), "x"));
     assert_eq!(verdict(&all, &p), Vec::<String>::new());
 }
+
+/// XSD 1.0 §4.3.2: a hint for a namespace must come before the first element or attribute in
+/// that namespace (the W3C suite's addB156-addB164 cases are invalid in 1.0 for this). A hint
+/// on the element that first uses the namespace is in time.
+#[test]
+fn hint_after_first_use_of_its_namespace() {
+    let d = Dir::new("late");
+    d.write("xsd/a.xsd", A);
+    d.write("xsd/b.xsd", B);
+    let base = d.0.join("inst");
+    let hints = |text: &str| {
+        let doc = Document::parse(text.as_bytes()).unwrap();
+        SchemaBuilder::new().schema_location_hints(&doc, "i.xml", &base, HintScope::AllElements).map(|_| ())
+    };
+    // urn:b first used by <b:x>, whose own hint names it: in time.
+    let ok = "<a:root xmlns:a='urn:a' xmlns:b='urn:b' xmlns:xsi='http://www.w3.org/2001/XMLSchema-instance' xsi:schemaLocation='urn:a ../xsd/a.xsd'><a:n>1</a:n><b:x xsi:schemaLocation='urn:b ../xsd/b.xsd'>true</b:x></a:root>";
+    assert!(hints(ok).is_ok());
+    // the same document named again for urn:a on a child: harmless (suite case addB163).
+    let again = "<a:root xmlns:a='urn:a' xmlns:xsi='http://www.w3.org/2001/XMLSchema-instance' xsi:schemaLocation='urn:a ../xsd/a.xsd'><a:n xsi:schemaLocation='urn:a ../xsd/a.xsd'>1</a:n></a:root>";
+    assert!(hints(again).is_ok());
+    // another document for urn:a on a child of the urn:a root: too late.
+    d.write("xsd/a2.xsd", A);
+    let late = "<a:root xmlns:a='urn:a' xmlns:xsi='http://www.w3.org/2001/XMLSchema-instance' xsi:schemaLocation='urn:a ../xsd/a.xsd'><a:n xsi:schemaLocation='urn:a ../xsd/a2.xsd'>1</a:n></a:root>";
+    let e = hints(late).unwrap_err();
+    assert_eq!(e.kind, SchemaErrorKind::Constraint, "{e}");
+    assert!(e.message.contains("namespace urn:a"), "{e}");
+    // a hint for urn:b after a urn:b attribute was met: too late.
+    let late_attr = "<a:root xmlns:a='urn:a' xmlns:b='urn:b' b:flag='1' xmlns:xsi='http://www.w3.org/2001/XMLSchema-instance'><a:n xsi:schemaLocation='urn:b ../xsd/b.xsd'>1</a:n></a:root>";
+    assert_eq!(hints(late_attr).unwrap_err().kind, SchemaErrorKind::Constraint);
+    // with hints read from the document element only, later hints are not looked at.
+    let doc = Document::parse(late.as_bytes()).unwrap();
+    assert!(SchemaBuilder::new().schema_location_hints(&doc, "i.xml", &base, HintScope::DocumentElement).is_ok());
+}

@@ -74,12 +74,98 @@ fn large_max_occurs_is_linear() {
     valid(&s, &ok);
     invalid(&s, &bad);
     assert!(t.elapsed().as_secs() < 5);
-    // A model beyond the position limit is refused, not compiled.
+    // Nested ranges whose expansion would need 10^10 positions run with counters.
     let big = format!(
         "<xs:schema {XS}><xs:element name='r'><xs:complexType><xs:sequence maxOccurs='100000'><xs:sequence maxOccurs='100000'><xs:element name='a'/></xs:sequence></xs:sequence></xs:complexType></xs:element></xs:schema>"
     );
-    let e = SchemaBuilder::new().source("big.xsd", big.into_bytes()).limits(SchemaLimits::default()).build().unwrap_err();
+    let s = SchemaBuilder::new().source("big.xsd", big.clone().into_bytes()).limits(SchemaLimits::default()).build().unwrap();
+    valid(&s, "<r><a/><a/></r>");
+    invalid(&s, "<r/>");
+    // With the particle limit below the model's size it is refused, not compiled.
+    let e = SchemaBuilder::new()
+        .source("big.xsd", big.into_bytes())
+        .limits(SchemaLimits { max_positions: 2, ..SchemaLimits::default() })
+        .build()
+        .unwrap_err();
     assert_eq!(e.kind, SchemaErrorKind::Limit, "{e}");
+}
+
+/// A complex type may contain elements of its own type, directly or through a referenced
+/// global element whose type extends it (recursion, not a circular derivation: §3.4.6
+/// ct-props-correct.3 concerns only the base type chain; W3C suite ctZ003, groupB018).
+#[test]
+fn recursive_types() {
+    let s = schema(
+        r###"<xs:element name="r" type="T"/>
+           <xs:complexType name="T"><xs:sequence>
+             <xs:element name="e" type="T" minOccurs="0" maxOccurs="10"/>
+             <xs:element ref="g" minOccurs="0"/>
+           </xs:sequence></xs:complexType>
+           <xs:element name="g" type="U"/>
+           <xs:complexType name="U"><xs:complexContent><xs:extension base="T">
+             <xs:sequence><xs:element name="tail" type="xs:int"/></xs:sequence>
+           </xs:extension></xs:complexContent></xs:complexType>"###,
+    );
+    valid(&s, "<r><e><e/></e><g><e/><tail>1</tail></g></r>");
+    invalid(&s, "<r><g><e/></g></r>");
+    invalid(&s, "<r><e><x/></e></r>");
+    // A type deriving from itself is still circular.
+    schema_err(
+        r###"<xs:complexType name="A"><xs:complexContent><xs:extension base="B"/></xs:complexContent></xs:complexType>
+           <xs:complexType name="B"><xs:complexContent><xs:extension base="A"/></xs:complexContent></xs:complexType>"###,
+    );
+}
+
+/// Type Derivation OK (Simple) §3.14.6 clause 2.2.4: an `xsi:type` naming a member type of
+/// the declared union type (or a type derived from one) is valid (W3C suite elemT071-073).
+#[test]
+fn xsi_type_union_member() {
+    let s = schema(
+        r###"<xs:element name="v" type="U"/>
+           <xs:simpleType name="A"><xs:restriction base="xs:int"><xs:maxInclusive value="9"/></xs:restriction></xs:simpleType>
+           <xs:simpleType name="A2"><xs:restriction base="A"><xs:minInclusive value="5"/></xs:restriction></xs:simpleType>
+           <xs:simpleType name="B"><xs:restriction base="xs:string"><xs:maxLength value="3"/></xs:restriction></xs:simpleType>
+           <xs:simpleType name="U"><xs:union memberTypes="A B"/></xs:simpleType>
+           <xs:simpleType name="C"><xs:restriction base="xs:int"/></xs:simpleType>"###,
+    );
+    let x = r#"xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance""#;
+    valid(&s, &format!("<v {x} xsi:type='A'>3</v>"));
+    valid(&s, &format!("<v {x} xsi:type='A2'>6</v>"));
+    valid(&s, &format!("<v {x} xsi:type='B'>abc</v>"));
+    invalid(&s, &format!("<v {x} xsi:type='A2'>3</v>"));
+    invalid(&s, &format!("<v {x} xsi:type='C'>3</v>"));
+}
+
+/// XPath tokens may be separated by white space, also around `::` (the selector and field
+/// grammar of §3.11.6 is XPath's; W3C suite idI024, idJ033).
+#[test]
+fn identity_xpath_axis_white_space() {
+    let s = schema(
+        r###"<xs:element name="r"><xs:complexType><xs:sequence>
+             <xs:element name="i" maxOccurs="unbounded"><xs:complexType><xs:attribute name="k"/></xs:complexType></xs:element>
+           </xs:sequence></xs:complexType>
+           <xs:unique name="u"><xs:selector xpath="child ::i"/><xs:field xpath="attribute :: k"/></xs:unique>
+           </xs:element>"###,
+    );
+    valid(&s, "<r><i k='1'/><i k='2'/></r>");
+    invalid(&s, "<r><i k='1'/><i k='1'/></r>");
+}
+
+/// cvc-elt.5.1.1: an empty element takes its declaration's default or fixed value, which
+/// must also be valid for the actual type named by `xsi:type` (W3C suite valueconstraint005).
+#[test]
+fn value_constraint_and_xsi_type() {
+    let s = schema(
+        r###"<xs:element name="r"><xs:complexType><xs:sequence><xs:element ref="e"/></xs:sequence></xs:complexType></xs:element>
+           <xs:element name="e" type="F" fixed="1.0E-3"/>
+           <xs:simpleType name="F"><xs:restriction base="xs:float"/></xs:simpleType>
+           <xs:simpleType name="D2"><xs:restriction base="F"><xs:pattern value="1\.0E-2"/></xs:restriction></xs:simpleType>
+           <xs:simpleType name="D3"><xs:restriction base="F"><xs:pattern value="1\.0E-3"/></xs:restriction></xs:simpleType>"###,
+    );
+    let x = r#"xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance""#;
+    valid(&s, "<r><e/></r>");
+    valid(&s, &format!("<r {x}><e xsi:type='D3'/></r>"));
+    invalid(&s, &format!("<r {x}><e xsi:type='D2'/></r>"));
 }
 
 #[test]

@@ -237,9 +237,29 @@ pub fn restrict_with(
             return Err(ferr(c, format!("facets {a} and {c} cannot both be specified in one restriction")));
         }
     }
-    if has(F::Length) && (has(F::MinLength) || has(F::MaxLength)) {
-        let other = if has(F::MinLength) { F::MinLength } else { F::MaxLength };
-        return Err(ferr(F::Length, format!("facets length and {other} cannot both be specified in one restriction")));
+    // length-minLength-maxLength (Part 2 §4.3.1.4, second edition): length may stand beside
+    // minLength (maxLength) only when that value is the base's unchanged, the base has no
+    // length, and minLength <= length (maxLength >= length): `IDREFS` restricted by
+    // length 5 and minLength 1 (its built-in minLength)
+    let count = |k: FacetKind| specs.iter().find(|s| s.kind == k).and_then(|s| s.value.trim().parse::<u64>().ok());
+    for (other, inherited) in [(F::MinLength, b.facets.min_length), (F::MaxLength, b.facets.max_length)] {
+        if !(has(F::Length) && has(other)) {
+            continue;
+        }
+        let (len, v) = (count(F::Length), count(other));
+        let ordered = match (len, v) {
+            (Some(l), Some(v)) => {
+                if other == F::MinLength {
+                    v <= l
+                } else {
+                    v >= l
+                }
+            }
+            _ => false,
+        };
+        if !(ordered && b.facets.length.is_none() && v.is_some() && v == inherited) {
+            return Err(ferr(F::Length, format!("facets length and {other} cannot both be specified in one restriction")));
+        }
     }
     let fixed_check = |kind: FacetKind, same: bool, new: &dyn std::fmt::Display| -> Result<(), FacetError> {
         if b.facets.is_fixed(kind) && !same {

@@ -48,6 +48,11 @@ pub(crate) fn instance_hints(doc: &Document<'_>, name: &str, base: &Path, descen
     let root = doc.root_element();
     let mut out = Vec::new();
     let elements = std::iter::once(root).chain(root.descendant_elements().filter(|n| *n != root).take_while(|_| descendants));
+    // Namespaces of the elements and attributes met so far in document order: a hint that
+    // names a new document for one of them comes too late (XSD 1.0 §4.3.2: the components
+    // for a namespace must be known before the first item in it is assessed; the W3C
+    // suite's addB156-addB164). Naming an already hinted document again is harmless.
+    let mut used: std::collections::HashSet<Option<String>> = std::collections::HashSet::new();
     for el in elements {
         for a in el.attributes() {
             if a.namespace_uri() != Some(XSI) {
@@ -72,7 +77,33 @@ pub(crate) fn instance_hints(doc: &Document<'_>, name: &str, base: &Path, descen
                 _ => continue,
             };
             for (namespace, location) in pairs {
-                out.push(Hint { namespace, path: resolve_local(location, Some(base), "the instance", &from)?, from: from.clone() });
+                let path = resolve_local(location, Some(base), "the instance", &from)?;
+                // the same document named again adds nothing
+                if out.iter().any(|h: &Hint| h.namespace == namespace && h.path == path) {
+                    continue;
+                }
+                if used.contains(&namespace) {
+                    return Err(err(
+                        SchemaErrorKind::Constraint,
+                        format!(
+                            "{} hint for {} comes after an element or attribute in that namespace (a schema location must precede the namespace's first use, XSD 1.0 §4.3.2)",
+                            a.name(),
+                            namespace.as_deref().map_or("no namespace".to_string(), |n| format!("namespace {n}"))
+                        ),
+                        from,
+                    ));
+                }
+                out.push(Hint { namespace, path, from: from.clone() });
+            }
+        }
+        if descendants {
+            used.insert(el.namespace_uri().map(str::to_string));
+            for a in el.attributes() {
+                if let Some(ns) = a.namespace_uri() {
+                    if ns != XSI && ns != "http://www.w3.org/2000/xmlns/" {
+                        used.insert(Some(ns.to_string()));
+                    }
+                }
             }
         }
     }
