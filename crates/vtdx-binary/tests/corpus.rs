@@ -62,10 +62,16 @@ const ACCEPTED: usize = 20_644;
 #[test]
 fn pack_output_does_not_depend_on_what_the_thread_packed_before() {
     let root = corpus().join("bench");
-    let docs: Vec<Vec<u8>> = ["classic/soap2-dom4j.xml", "classic/periodic_table.xml", "generated/po_big.xml", "generated/soap_wss_2k.xml", "classic/much_ado.xml"]
-        .iter()
-        .map(|f| std::fs::read(root.join(f)).unwrap_or_else(|e| panic!("{f}: {e}")))
-        .collect();
+    let docs: Vec<Vec<u8>> = [
+        "classic/soap2-dom4j.xml",
+        "classic/periodic_table.xml",
+        "generated/po_big.xml",
+        "generated/soap_wss_2k.xml",
+        "classic/much_ado.xml",
+    ]
+    .iter()
+    .map(|f| std::fs::read(root.join(f)).unwrap_or_else(|e| panic!("{f}: {e}")))
+    .collect();
     let alone: Vec<Vec<u8>> = docs
         .iter()
         .map(|b| {
