@@ -124,4 +124,5 @@ for (s, is_schema), (n, a, b) in sorted(tally.items()):
     for i, x in enumerate((n, a, b)): tot[i] += x
     print(f"{s:<8} {'schema' if is_schema else 'instance':<9} {n:>6} {100*a/n:8.1f}% {100*b/n:9.1f}%")
 print(f"{'total':<18} {tot[0]:>6} {100*tot[1]/tot[0]:8.1f}% {100*tot[2]/tot[0]:9.1f}%")
+print(f"passed: xmllint {tot[1]}/{tot[0]}, xmlschema {tot[2]}/{tot[0]}")
 PY
