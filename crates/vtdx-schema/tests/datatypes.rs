@@ -16,7 +16,7 @@ use vtdx_schema::datatypes::{
     list, restrict, union, Builtin, DatatypeErrorKind, FacetKind, FacetSpec, NoNamespaces, NsMap, SimpleType, Value,
 };
 
-fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
@@ -650,14 +650,24 @@ fn derivations() -> Vec<Spec> {
     ]
 }
 
-fn python() -> Option<PathBuf> {
+/// A python with `xmlschema` (`VTDX_PYTHON`, `target/py/bin/python`, `python3`) for the
+/// test `test`. Without one: a panic under `VTDX_REQUIRE_XMLSCHEMA=1` (as scripts/test.sh
+/// sets it), else a loud note and `None` (the caller returns).
+pub(crate) fn xmlschema_python(test: &str) -> Option<PathBuf> {
     let candidates: Vec<PathBuf> = match std::env::var_os("VTDX_PYTHON") {
         Some(p) => vec![PathBuf::from(p)],
         None => vec![repo().join("target/py/bin/python"), PathBuf::from("python3")],
     };
-    candidates.into_iter().find(|p| {
+    let found = candidates.into_iter().find(|p| {
         Command::new(p).args(["-c", "import xmlschema"]).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
-    })
+    });
+    if found.is_none() {
+        if std::env::var("VTDX_REQUIRE_XMLSCHEMA").as_deref() == Ok("1") {
+            panic!("python with xmlschema not found (VTDX_PYTHON, target/py/bin/python, python3) and VTDX_REQUIRE_XMLSCHEMA=1");
+        }
+        eprintln!("\n*** NOTE: {test} NOT RUN: no python with xmlschema (pip install xmlschema) ***\n");
+    }
+    found
 }
 
 fn json_str(s: &str) -> String {
@@ -691,13 +701,7 @@ fn exclusions() -> BTreeMap<String, String> {
 
 #[test]
 fn differential_xmlschema() {
-    let Some(py) = python() else {
-        if std::env::var("VTDX_REQUIRE_XMLSCHEMA").as_deref() == Ok("1") {
-            panic!("python with xmlschema not found (VTDX_PYTHON, target/py/bin/python, python3) and VTDX_REQUIRE_XMLSCHEMA=1");
-        }
-        eprintln!("\n*** NOTE: datatypes::differential_xmlschema NOT RUN: no python with xmlschema (pip install xmlschema) ***\n");
-        return;
-    };
+    let Some(py) = xmlschema_python("datatypes::differential_xmlschema") else { return };
     let ns = NsMap(vec![("p".into(), "urn:p".into()), ("t".into(), "urn:t".into())]);
     let mut types = Vec::new(); // (name, spec, our build result)
     let mut values = Vec::new(); // (type index, value)

@@ -8,28 +8,13 @@
 //! Needs a python with xmlschema (`VTDX_PYTHON`, `target/py/bin/python` or `python3`);
 //! without one the test prints a note and passes unless `VTDX_REQUIRE_XMLSCHEMA=1`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Instant;
 
 use vtdx_core::Document;
 use vtdx_schema::{SchemaBuilder, SchemaErrorKind, SchemaLimits};
 
 const XS: &str = r###"xmlns:xs="http://www.w3.org/2001/XMLSchema""###;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn python() -> Option<PathBuf> {
-    let candidates: Vec<PathBuf> = match std::env::var_os("VTDX_PYTHON") {
-        Some(p) => vec![PathBuf::from(p)],
-        None => vec![repo().join("target/py/bin/python"), PathBuf::from("python3")],
-    };
-    candidates.into_iter().find(|p| {
-        Command::new(p).args(["-c", "import xmlschema"]).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
-    })
-}
 
 fn rep(s: &str, n: usize) -> String {
     s.repeat(n)
@@ -210,13 +195,7 @@ for name in sorted(os.listdir(d)):
 
 #[test]
 fn large_counts_against_xmlschema() {
-    let Some(py) = python() else {
-        if std::env::var("VTDX_REQUIRE_XMLSCHEMA").as_deref() == Ok("1") {
-            panic!("python with xmlschema not found (VTDX_PYTHON, target/py/bin/python, python3) and VTDX_REQUIRE_XMLSCHEMA=1");
-        }
-        eprintln!("\n*** NOTE: occurrence_counts::large_counts_against_xmlschema NOT RUN: no python with xmlschema ***\n");
-        return;
-    };
+    let Some(py) = crate::datatypes::xmlschema_python("occurrence_counts::large_counts_against_xmlschema") else { return };
     let dir = std::env::temp_dir().join(format!("vtdx-occurs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cases = cases();
