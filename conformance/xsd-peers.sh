@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Runs xmllint --schema (libxml2) and Python xmlschema through the same catalogs,
-# the same test selection and the same verdict rule as `cargo run -p vtdx-conformance
-# --bin xsd`, and prints their pass rates beside vtdx's. Not part of scripts/test.sh
-# (it takes several minutes). Needs xmllint on PATH and a Python with xmlschema
-# (e.g. target/py: `target/py/bin/python -m pip install xmlschema`).
+# Runs xmllint --schema (libxml2), Python xmlschema and Apache Xerces-J 2.12.2 through the
+# same catalogs, the same test selection and the same verdict rule as `cargo run -p
+# vtdx-conformance --bin xsd`, and prints their pass rates beside vtdx's. Not part of
+# scripts/test.sh (it takes several minutes). Needs xmllint on PATH and a Python with
+# xmlschema (e.g. target/py: `target/py/bin/python -m pip install xmlschema`); for Xerces-J
+# Maven and a JDK (17+): the JVM peers of bench/peers/java are built as bench/run builds
+# them (Maven Central), and vtdxbench.XsdSuite runs; without mvn/javac it is skipped with
+# a note. Xerces's failing cases go to target/xsd-peers/xerces-failures.txt.
 #
-#   bash conformance/xsd-peers.sh [PYTHON]
+#   bash conformance/xsd-peers.sh [PYTHON]      SKIP_VTDX=1: leave out vtdx; SKIP_XERCES=1: Xerces
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 py="${1:-$root/target/py/bin/python}"
@@ -126,3 +129,25 @@ for (s, is_schema), (n, a, b) in sorted(tally.items()):
 print(f"{'total':<18} {tot[0]:>6} {100*tot[1]/tot[0]:8.1f}% {100*tot[2]/tot[0]:9.1f}%")
 print(f"passed: xmllint {tot[1]}/{tot[0]}, xmlschema {tot[2]}/{tot[0]}")
 PY
+
+echo "== Xerces-J (org.apache.xerces.jaxp.validation.XMLSchemaFactory, XSD 1.0)"
+if [ -n "${SKIP_XERCES:-}" ]; then
+  echo "xerces: skipped (SKIP_XERCES set)"
+elif ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
+  echo "xerces: skipped: Maven and a JDK are needed (e.g. apt-get install maven default-jdk-headless, as bench/run does)"
+else
+  jvm="$root/bench/out/java"
+  jar="$jvm/target/jvm-peers-0.1.0.jar"
+  mkdir -p "$root/bench/out" "$root/target/xsd-peers"
+  # The build of bench/run (step 3), when the jar is missing or older than its sources.
+  if [ ! -e "$jar" ] || [ -n "$(find "$root/bench/peers/java/pom.xml" "$root/bench/peers/java/src" -newer "$jar" -print -quit)" ]; then
+    echo "xerces: building the JVM peers (mvn package; Maven Central)"
+    if ! mvn -B -q -f "$root/bench/peers/java/pom.xml" package >"$root/bench/out/mvn.log" 2>&1; then
+      tail -20 "$root/bench/out/mvn.log" >&2
+      echo "xerces: skipped: mvn package failed (see bench/out/mvn.log)"
+      exit 0
+    fi
+  fi
+  java -cp "$jar:$jvm/lib/*" vtdxbench.XsdSuite "$corpus" \
+    --failures "$root/target/xsd-peers/xerces-failures.txt" || echo "xerces: the run failed (exit $?)"
+fi
