@@ -217,12 +217,12 @@ impl Parser {
     /// Decodes `source` and scans it into a document.
     fn parse_bytes<'a>(&mut self, source: Bytes<'a>) -> Result<Document<'a>, Error> {
         let Some(cache) = self.template_cache.clone() else { return self.parse_full(source) };
-        let source = match cache.lookup(source, &self.opts, &mut self.tape_pool) {
+        let (source, miss) = match cache.lookup(source, &self.opts, &mut self.tape_pool) {
             Ok(doc) => return Ok(doc),
-            Err(source) => source,
+            Err(miss) => miss,
         };
         let doc = self.parse_full(source)?;
-        cache.observe(&doc);
+        cache.observe(&doc, miss);
         Ok(doc)
     }
 

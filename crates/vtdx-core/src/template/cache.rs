@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::hash::Hasher;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 
 use crate::document::{Bytes, Document, Text};
 use crate::input::SourceEncoding;
@@ -20,8 +20,21 @@ use super::{TemplateConfig, TemplateStats};
 const SHARDS: usize = 16;
 /// Bytes of the message start hashed into the key.
 const KEY_BYTES: usize = 32;
-/// Candidate structures remembered per shard before the table is cleared.
-const MAX_CANDIDATES: usize = 4096;
+/// Slots of the table of candidate structures (structures parsed in full, not
+/// yet learned): direct-mapped, a newer structure takes the slot of an older one.
+const CANDIDATES: usize = 8192;
+/// The low bits of a candidate slot count the sightings; the others are the
+/// structure's hash.
+const COUNT_BITS: u32 = 16;
+const COUNT_MASK: u64 = (1 << COUNT_BITS) - 1;
+/// After this many structures counted in a row that were each seen for the first
+/// time, misses are *novel*: only one in [`NOVEL_SAMPLE`] is counted (the count
+/// walks the whole index, about 5% of a parse), until a counted structure is seen
+/// again. A structure that does repeat among novel ones is still learned, a few
+/// sightings later.
+const NOVEL_RUN: u32 = 64;
+/// One miss in this many (per thread) is counted while misses are novel.
+const NOVEL_SAMPLE: u32 = 16;
 
 /// A key whose templates matched fewer than one message in this many (over the
 /// recent ones) is *cold*: a failed match costs about what a hit saves, so only
@@ -132,7 +145,11 @@ struct Counters {
 pub(crate) struct Inner {
     pub config: TemplateConfig,
     shards: Box<[RwLock<Shard>]>,
-    candidates: Box<[Mutex<HashMap<u64, u32, BuildFx>>]>,
+    /// Candidate structures and their sightings (see [`Inner::observe`]): one
+    /// atomic word each, no lock and no allocation on a miss.
+    candidates: Box<[AtomicU64]>,
+    /// Structures counted in a row that were first sightings, up to [`NOVEL_RUN`].
+    novel: AtomicU32,
     counters: Box<[Counters]>,
     clock: AtomicU64,
     bytes: AtomicUsize,
@@ -154,9 +171,17 @@ fn key_of(input: &[u8]) -> u64 {
     let mut stop = end;
     let mut at = p;
     'scan: while at < end {
-        let mut block = [b'"'; 16];
-        let n = (end - at).min(16);
-        block[..n].copy_from_slice(&input[at..at + n]);
+        // sixteen bytes loaded at once where the message has them (a stop past
+        // `end` ends the scan), padded with a stop at the message's end
+        let block: [u8; 16] = match input.get(at..at + 16).and_then(|b| <[u8; 16]>::try_from(b).ok()) {
+            Some(b) => b,
+            None => {
+                let mut b = [b'"'; 16];
+                let n = (end - at).min(16);
+                b[..n].copy_from_slice(&input[at..at + n]);
+                b
+            }
+        };
         let mut m = crate::chars::mask16(&block, b'"', b'\'', b'>');
         while m != 0 {
             let i = at + m.trailing_zeros() as usize;
@@ -181,11 +206,35 @@ fn key_of(input: &[u8]) -> u64 {
 }
 
 thread_local! {
-    /// The key [`Inner::lookup`] computed last on this thread, with the address and
-    /// length of its message: [`Inner::observe`] of the same message (parsed in
-    /// full after the miss) need not hash it again. Only an optimization: a key
-    /// decides where a template is filed, never whether a message matches it.
-    static LAST_KEY: std::cell::Cell<(usize, usize, u64)> = const { std::cell::Cell::new((0, 0, 0)) };
+    /// Misses observed on this thread while misses are novel (the sampling clock).
+    static MISS_TICK: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// What [`Inner::lookup`] found out about a message no template matched, for
+/// [`Inner::observe`] of the same message parsed in full: its key (not hashed
+/// again) and whether its key may learn now (not looked up again).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Miss {
+    key: u64,
+    learn: bool,
+}
+
+/// The structure of a parsed message, as counted for learning: a hash of its
+/// key, its tape length and every record's kind and symbol at its place in the
+/// tape. Only decides when a template is learned, never whether one matches.
+/// Each record is mixed on its own and the results summed, so the only chain
+/// from record to record is the walk over the tape.
+#[inline]
+fn structure_of(key: u64, tape: &[u32]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut acc = key ^ (tape.len() as u64).wrapping_mul(K);
+    let mut i = 0;
+    while let Some(&w) = tape.get(i) {
+        let x = ((u64::from(w) << 32) | i as u64).wrapping_mul(K);
+        acc = acc.wrapping_add(x ^ (x >> 29));
+        i += crate::index::words_of(crate::index::kind_of(w)) as usize;
+    }
+    acc ^ (acc >> 31)
 }
 
 impl Inner {
@@ -193,7 +242,8 @@ impl Inner {
         Inner {
             config,
             shards: (0..SHARDS).map(|_| RwLock::default()).collect(),
-            candidates: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            candidates: (0..CANDIDATES).map(|_| AtomicU64::new(0)).collect(),
+            novel: AtomicU32::new(0),
             counters: (0..SHARDS).map(|_| Counters::default()).collect(),
             clock: AtomicU64::new(1),
             bytes: AtomicUsize::new(0),
@@ -202,27 +252,34 @@ impl Inner {
     }
 
     /// The document of `source` if a template of its key matches it; else the
-    /// source back. `pool` lends the tape allocation.
-    pub fn lookup<'a>(&self, source: Bytes<'a>, opts: &ParseOptions, pool: &mut Vec<u32>) -> Result<Document<'a>, Bytes<'a>> {
+    /// source back, with what [`Inner::observe`] needs. `pool` lends the tape allocation.
+    pub fn lookup<'a>(&self, source: Bytes<'a>, opts: &ParseOptions, pool: &mut Vec<u32>) -> Result<Document<'a>, (Bytes<'a>, Miss)> {
         let input: &[u8] = &source;
         let key = key_of(input);
-        LAST_KEY.set((input.as_ptr() as usize, input.len(), key));
         let s = (key as usize) % SHARDS;
-        let found = {
+        let (found, learn) = {
             let shard = self.shards[s].read().unwrap_or_else(|e| e.into_inner());
             match shard.buckets.get(&key).and_then(|gs| gs.iter().find(|g| g.opts == *opts)) {
-                Some(g) if g.try_match() => {
-                    let found = g.trie.find(input, pool).map(Arc::clone);
-                    g.count(found.is_some());
-                    found
+                Some(g) => {
+                    let matching = g.try_match();
+                    // a key whose learned templates keep missing learns less and less often
+                    let learn = g.may_learn();
+                    let found = if matching {
+                        let found = g.trie.find(input, pool).map(Arc::clone);
+                        g.count(found.is_some());
+                        found
+                    } else {
+                        None
+                    };
+                    (found, learn)
                 }
-                _ => None,
+                None => (None, true),
             }
         };
         let c = &self.counters[s];
         let Some(tpl) = found else {
             c.misses.fetch_add(1, Relaxed);
-            return Err(source);
+            return Err((source, Miss { key, learn: learn && self.config.learn_after > 0 }));
         };
         tpl.last_used.store(self.clock.fetch_add(1, Relaxed), Relaxed);
         c.hits.fetch_add(1, Relaxed);
@@ -243,9 +300,13 @@ impl Inner {
     }
 
     /// After a full parse of a message no template matched: counts its structure
-    /// (key, and the kind and symbol of every record) and learns it once seen `learn_after` times.
-    pub fn observe(&self, doc: &Document<'_>) {
-        if self.config.learn_after == 0
+    /// ([`structure_of`]) and learns it once seen `learn_after` times. The count
+    /// lives in one slot of a direct-mapped table of atomic words (the structure's
+    /// hash above [`COUNT_BITS`], the sightings below): a miss takes no lock and
+    /// allocates nothing here, and a structure not seen again for a while loses
+    /// its slot to newer ones (as it would have to in any bounded table).
+    pub fn observe(&self, doc: &Document<'_>, miss: Miss) {
+        if !miss.learn
             || doc.dtd.is_some()
             || !doc.expansions.is_empty()
             || !matches!(doc.text, Text::Source(0))
@@ -253,47 +314,32 @@ impl Inner {
         {
             return;
         }
-        let input = doc.text();
-        let key = match LAST_KEY.get() {
-            (p, n, k) if p == input.as_ptr() as usize && n == input.len() => k,
-            _ => key_of(input),
-        };
-        let s = (key as usize) % SHARDS;
-        {
-            // a key whose learned templates keep missing learns less and less often
-            let shard = self.shards[s].read().unwrap_or_else(|e| e.into_inner());
-            if let Some(g) = shard.buckets.get(&key).and_then(|gs| gs.iter().find(|g| g.opts == *doc.options())) {
-                if !g.may_learn() {
-                    return;
-                }
-            }
+        let novel = self.novel.load(Relaxed);
+        if novel >= NOVEL_RUN && MISS_TICK.with(|t| t.replace(t.get().wrapping_add(1))) % NOVEL_SAMPLE != 0 {
+            return;
         }
-        // the structure: the key and every record's kind and symbol
-        let mut h = std::hash::BuildHasher::build_hasher(&BuildFx);
-        h.write_u64(key);
-        let tape = &doc.tape;
-        let mut i = 0;
-        while i < tape.len() {
-            let w = tape[i];
-            h.write_u32(w);
-            i += crate::index::words_of(crate::index::kind_of(w)) as usize;
+        let structure = structure_of(miss.key, &doc.tape);
+        // never 0, the empty slot
+        let tag = (structure & !COUNT_MASK) | (1 << COUNT_BITS);
+        let slot = &self.candidates[(structure >> COUNT_BITS) as usize % CANDIDATES];
+        let cur = slot.load(Relaxed);
+        let seen = if cur & !COUNT_MASK == tag { (cur & COUNT_MASK) + 1 } else { 1 };
+        if seen == 1 {
+            if novel < NOVEL_RUN {
+                self.novel.store(novel + 1, Relaxed);
+            }
+        } else if novel != 0 {
+            self.novel.store(0, Relaxed);
         }
-        let structure = h.finish();
-        let seen = {
-            let mut cands = self.candidates[s].lock().unwrap_or_else(|e| e.into_inner());
-            if cands.len() >= MAX_CANDIDATES {
-                cands.clear();
-            }
-            let n = cands.entry(structure).or_insert(0);
-            *n += 1;
-            let seen = *n;
-            if seen >= self.config.learn_after {
-                cands.remove(&structure);
-            }
-            seen
-        };
-        if seen >= self.config.learn_after {
-            self.learn_keyed(input, doc.options(), key, false);
+        let after = u64::from(self.config.learn_after).min(COUNT_MASK);
+        if seen < after {
+            slot.store(tag | seen, Relaxed);
+            return;
+        }
+        // the thread that empties the slot learns (two threads seeing the
+        // structure at once learn it once)
+        if slot.compare_exchange(cur, 0, Relaxed, Relaxed).is_ok() {
+            self.learn_keyed(doc.text(), doc.options(), miss.key, false);
         }
     }
 
@@ -393,8 +439,9 @@ impl Inner {
             }
         }
         for c in self.candidates.iter() {
-            c.lock().unwrap_or_else(|e| e.into_inner()).clear();
+            c.store(0, Relaxed);
         }
+        self.novel.store(0, Relaxed);
     }
 
     pub fn stats(&self) -> TemplateStats {

@@ -78,7 +78,7 @@ pub(crate) enum Step {
 #[derive(Debug)]
 pub(crate) struct Template {
     pub steps: Box<[Step]>,
-    /// The last bytes of the final fixed run: a message must end with them.
+    /// The final fixed run (its last [`TAIL_BYTES`] when longer): a message must end with them.
     pub tail: Box<[u8]>,
     /// Bytes of fixed runs outside repeated units: no message is shorter.
     pub min_len: usize,
@@ -106,6 +106,13 @@ enum Piece {
     Repeat(Vec<Piece>),
 }
 
+/// The most bytes of the final fixed run kept as the template's tail. The tail
+/// is compared before anything else: a message whose structure differs from
+/// the template's near its end (another operation element closing, another
+/// trailer) is refused there, before its head is walked. Most final runs are
+/// shorter (the close tags after the last text), so this is usually the whole run.
+const TAIL_BYTES: usize = 128;
+
 /// Why a message cannot be learned (the learner gives up; nothing is cached).
 type Refused = ();
 
@@ -130,7 +137,7 @@ impl Template {
         let pieces = Learner { doc: &doc, t: input }.document().ok()?;
         let ops = convert(input, &pieces).ok()?;
         let tail = match ops.iter().rev().find(|o| !matches!(o, Op::Elem { .. } | Op::Attr { .. } | Op::Close { .. } | Op::Leaf { .. })) {
-            Some(Op::Fixed(b)) => b[b.len().saturating_sub(32)..].to_vec().into_boxed_slice(),
+            Some(Op::Fixed(b)) => b[b.len().saturating_sub(TAIL_BYTES)..].to_vec().into_boxed_slice(),
             _ => return None,
         };
         let min_len = ops.iter().map(|o| if let Op::Fixed(b) = o { b.len() } else { 0 }).sum();

@@ -45,7 +45,11 @@ impl<'t, 'v> M<'t, 'v> {
 /// the caller then parses it in full.
 pub(crate) fn run_template(tpl: &Template, input: &[u8], tape: &mut Vec<u32>) -> bool {
     tape.clear();
-    if input.len() < tpl.min_len || input.len() >= u32::MAX as usize || !input.ends_with(&tpl.tail) {
+    if input.len() < tpl.min_len
+        || input.len() >= u32::MAX as usize
+        || input.len() < tpl.tail.len()
+        || !eq_at(input, input.len() - tpl.tail.len(), &tpl.tail)
+    {
         return false;
     }
     let mut m = M::new(input, tape, tpl.words);
@@ -388,7 +392,10 @@ impl Trie {
     /// when no template matches (the caller parses in full).
     pub(crate) fn find<'s>(&'s self, input: &[u8], tape: &mut Vec<u32>) -> Option<&'s Arc<Template>> {
         tape.clear();
-        if input.len() < self.min_len || input.len() >= u32::MAX as usize || !self.tails.iter().any(|t| input.ends_with(t)) {
+        if input.len() < self.min_len
+            || input.len() >= u32::MAX as usize
+            || !self.tails.iter().any(|t| input.len() >= t.len() && eq_at(input, input.len() - t.len(), t))
+        {
             return None;
         }
         let mut m = M::new(input, tape, self.words);

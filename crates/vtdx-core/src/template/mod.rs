@@ -137,14 +137,20 @@ impl TemplateCache {
         self.inner.clear()
     }
 
-    /// The document of `source` if a template matches; else the source back.
-    pub(crate) fn lookup<'a>(&self, source: Bytes<'a>, opts: &ParseOptions, pool: &mut Vec<u32>) -> Result<Document<'a>, Bytes<'a>> {
+    /// The document of `source` if a template matches; else the source back,
+    /// with what [`TemplateCache::observe`] needs to know of the miss.
+    pub(crate) fn lookup<'a>(
+        &self,
+        source: Bytes<'a>,
+        opts: &ParseOptions,
+        pool: &mut Vec<u32>,
+    ) -> Result<Document<'a>, (Bytes<'a>, cache::Miss)> {
         self.inner.lookup(source, opts, pool)
     }
 
-    /// Notes a document parsed in full after a miss (learning its structure once
+    /// Notes a document parsed in full after `miss` (learning its structure once
     /// it has been seen often enough).
-    pub(crate) fn observe(&self, doc: &Document<'_>) {
-        self.inner.observe(doc)
+    pub(crate) fn observe(&self, doc: &Document<'_>, miss: cache::Miss) {
+        self.inner.observe(doc, miss)
     }
 }

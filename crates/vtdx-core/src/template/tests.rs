@@ -191,3 +191,61 @@ fn a_key_that_keeps_missing_backs_off() {
     }
     assert!(cache.stats().hits > before + 100, "{:?}", cache.stats());
 }
+
+/// The tail a message must end with is the template's whole final fixed run
+/// (up to 128 bytes): a message whose structure differs from the template's
+/// only near its end (another operation element closing) is refused by that
+/// compare, before its head is walked.
+#[test]
+fn the_tail_is_the_final_fixed_run() {
+    let msg = |op: &str| {
+        format!("<soap:Envelope xmlns:soap='urn:s' xmlns:m='urn:m'><soap:Body><m:{op}><m:note>n</m:note></m:{op}></soap:Body>\n</soap:Envelope>")
+    };
+    let t = learn(&msg("GetQuote"));
+    assert_eq!(&t.tail[..], b"</m:note></m:GetQuote></soap:Body>\n</soap:Envelope>");
+    let other = msg("GetPrice");
+    assert_eq!(matched(&t, &other), None);
+    let same = msg("GetQuote").replace(">n<", ">another note<");
+    assert_eq!(matched(&t, &same), Some(full(&same)));
+}
+
+/// Learning on the second sighting, and less eagerly among novel misses: after
+/// 64 structures in a row each seen for the first time, only one miss in 16 is
+/// counted, so a structure that then repeats is learned at a later sighting
+/// (two counted ones are 16 apart), and once it is, every result is still a
+/// full parse's and the structure hits.
+#[test]
+fn novel_misses_are_counted_one_in_sixteen() {
+    use crate::TemplateCache;
+    use std::sync::Arc;
+    // structures told apart by their record counts (a parser with fresh tables
+    // per message numbers the names of every message alike)
+    let msg = |items: usize, v: usize| {
+        let items: String = (0..items).map(|_| "<i/>").collect();
+        format!("<env><head>{v}</head><body>{items}</body></env>")
+    };
+    let sightings = |before: usize| {
+        let cache = Arc::new(TemplateCache::new());
+        // a new parser with fresh tables per message: its symbols are numbered as a full parse's
+        let parser = || Parser::isolated(Default::default()).with_template_cache(Arc::clone(&cache));
+        for k in 1..=before {
+            let m = msg(k, 0);
+            assert_eq!(parser().parse(m.as_bytes()).map(|d| d.tape().to_vec()).ok(), Some(full(&m)));
+        }
+        assert_eq!(cache.stats().learned, 0);
+        let mut n = 0;
+        while cache.stats().learned == 0 {
+            n += 1;
+            assert!(n <= 40, "learned by then");
+            let m = msg(0, n % 7);
+            assert_eq!(parser().parse(m.as_bytes()).map(|d| d.tape().to_vec()).ok(), Some(full(&m)));
+        }
+        let m = msg(0, 3);
+        assert_eq!(parser().parse(m.as_bytes()).map(|d| d.tape().to_vec()).ok(), Some(full(&m)));
+        assert_eq!(cache.stats().hits, 1);
+        n
+    };
+    assert_eq!(sightings(10), 2, "learned at the second sighting");
+    let n = sightings(100);
+    assert!((17..=33).contains(&n), "among novel misses, learned at sighting {n}");
+}
