@@ -320,12 +320,17 @@ impl Learner<'_> {
         } else {
             let mut items = Vec::with_capacity(children.len());
             let mut at = tag_end;
-            for &r in &children {
+            // only a child whose first word (kind and name) is its neighbour's can
+            // be equal to it: the others are not compared (their ops not built
+            // twice; the whole template is converted and checked at the end)
+            let word0 = |k: usize| children.get(k).map(|&r| doc.tape[r as usize]);
+            for (k, &r) in children.iter().enumerate() {
                 let mut gap = Vec::new();
                 self.gap(at, doc.start_at(r), &mut gap);
                 let mut sub = Vec::new();
                 at = if doc.kind_at(r) == K_ELEM { self.element(r, &mut sub)? } else { self.leaf(r, &mut sub) };
-                let key = (convert(t, &gap)?, convert(t, &sub)?);
+                let alike = (k > 0 && word0(k - 1) == word0(k)) || word0(k + 1) == word0(k);
+                let key = if alike { Some((convert(t, &gap)?, convert(t, &sub)?)) } else { None };
                 items.push((gap, sub, key));
             }
             fold(items, out);
@@ -349,22 +354,28 @@ impl Learner<'_> {
     }
 }
 
-type Item = (Vec<Piece>, Vec<Piece>, (Vec<Op>, Vec<Op>));
+/// A child: the gap before it, its pieces, and (when it may equal a neighbour)
+/// both as ops, to compare.
+type Item = (Vec<Piece>, Vec<Piece>, Option<(Vec<Op>, Vec<Op>)>);
 
 /// Appends the children (each with the gap before it), folding every run of two
 /// or more equal children separated by equal fixed gaps into the first child and
 /// a repeated unit (gap + child), which a message may repeat any number of times.
 fn fold(items: Vec<Item>, out: &mut Vec<Piece>) {
-    let keys: Vec<(Vec<Op>, Vec<Op>)> = items.iter().map(|i| i.2.clone()).collect();
-    let mut pieces: Vec<Option<(Vec<Piece>, Vec<Piece>)>> = items.into_iter().map(|(g, s, _)| Some((g, s))).collect();
+    let (keys, mut pieces): (Vec<_>, Vec<_>) = items.into_iter().map(|(g, s, k)| (k, Some((g, s)))).unzip();
     let n = keys.len();
-    let fixed = |ops: &[Op]| ops.iter().all(|o| matches!(o, Op::Fixed(_)));
+    // the gap before b is fixed and b's ops are a's
+    let follows = |a: &Option<(Vec<Op>, Vec<Op>)>, b: &Option<(Vec<Op>, Vec<Op>)>| match (a, b) {
+        (Some(a), Some(b)) => b.0.iter().all(|o| matches!(o, Op::Fixed(_))) && a.1 == b.1,
+        _ => false,
+    };
+    let same = |a: &Option<(Vec<Op>, Vec<Op>)>, b: &Option<(Vec<Op>, Vec<Op>)>| a.is_some() && a == b;
     let mut i = 0;
     while i < n {
         let mut j = i;
-        if i + 1 < n && fixed(&keys[i + 1].0) && keys[i + 1].1 == keys[i].1 {
+        if i + 1 < n && follows(&keys[i], &keys[i + 1]) {
             j = i + 1;
-            while j + 1 < n && keys[j + 1] == keys[i + 1] {
+            while j + 1 < n && same(&keys[j + 1], &keys[i + 1]) {
                 j += 1;
             }
         }

@@ -243,6 +243,17 @@ pub(crate) fn scan_text_slow(t: &[u8], from: usize) -> Option<usize> {
 /// byte sends the slot to [`scan_value_slow`].
 #[inline(always)]
 pub(crate) fn scan_value(t: &[u8], from: usize, q: u8) -> Option<usize> {
+    // the quote a constant in each copy (the block mask then needs no broadcast)
+    if q == b'"' {
+        scan_value_q::<b'"'>(t, from)
+    } else {
+        scan_value_q::<b'\''>(t, from)
+    }
+}
+
+#[inline(always)]
+fn scan_value_q<const Q: u8>(t: &[u8], from: usize) -> Option<usize> {
+    let q = Q;
     let mut p = from;
     'blocks: while let Some(w) = t.get(p..p + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()) {
         let mut m = flags16(w, q, b'<', b'&');
