@@ -72,15 +72,15 @@ fn main() {
         "miss" | "near" => {
             // the names of the stream interned once, as in the bench (its parser checked the stream first)
             pass(&mut parser, &msgs);
-            let (mut hits, mut misses) = (0, 0);
+            let (mut hits, mut misses, mut learned) = (0, 0, 0);
             for _ in 0..passes {
                 let cache = fresh();
                 parser.set_template_cache(Some(Arc::clone(&cache)));
                 pass(&mut parser, &msgs);
                 let s = cache.stats();
-                (hits, misses) = (hits + s.hits, misses + s.misses);
+                (hits, misses, learned) = (hits + s.hits, misses + s.misses, learned + s.learned);
             }
-            eprintln!("hits {hits} misses {misses}");
+            eprintln!("hits {hits} misses {misses} learned {learned}");
         }
         "near0" => {
             let cache = Arc::new(TemplateCache::with_config(TemplateConfig { learn_after: 0, ..TemplateConfig::default() }));

@@ -220,19 +220,29 @@ pub(crate) struct Miss {
 }
 
 /// The structure of a parsed message, as counted for learning: a hash of its
-/// key, its tape length and every record's kind and symbol at its place in the
-/// tape. Only decides when a template is learned, never whether one matches.
-/// Each record is mixed on its own and the results summed, so the only chain
-/// from record to record is the walk over the tape.
+/// key, its tape length, every record's kind and symbol at its place in the
+/// tape, and each element's name (its first sixteen bytes and length, as the
+/// name tables hold them: symbols alone are numbers that a parser's tables give
+/// out again after they are reset, so two messages with other element names
+/// could look alike). Only decides when a template is learned, never whether one
+/// matches. Each record is mixed on its own and the results summed, so the only
+/// chain from record to record is the walk over the tape.
 #[inline]
-fn structure_of(key: u64, tape: &[u32]) -> u64 {
+fn structure_of(key: u64, doc: &Document<'_>) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let (tape, names) = (&doc.tape, &*doc.names);
     let mut acc = key ^ (tape.len() as u64).wrapping_mul(K);
     let mut i = 0;
     while let Some(&w) = tape.get(i) {
-        let x = ((u64::from(w) << 32) | i as u64).wrapping_mul(K);
+        let kind = crate::index::kind_of(w);
+        let mut x = ((u64::from(w) << 32) | i as u64).wrapping_mul(K);
+        if kind == crate::index::K_ELEM {
+            if let Some(q) = names.syms.get((w & crate::index::PAYLOAD_MASK) as usize).and_then(|s| names.qnames.get(s.qname.index())) {
+                x ^= (q.w0 ^ q.w1.rotate_left(23) ^ u64::from(q.len)).wrapping_mul(K);
+            }
+        }
         acc = acc.wrapping_add(x ^ (x >> 29));
-        i += crate::index::words_of(crate::index::kind_of(w)) as usize;
+        i += crate::index::words_of(kind) as usize;
     }
     acc ^ (acc >> 31)
 }
@@ -318,7 +328,7 @@ impl Inner {
         if novel >= NOVEL_RUN && MISS_TICK.with(|t| t.replace(t.get().wrapping_add(1))) % NOVEL_SAMPLE != 0 {
             return;
         }
-        let structure = structure_of(miss.key, &doc.tape);
+        let structure = structure_of(miss.key, doc);
         // never 0, the empty slot
         let tag = (structure & !COUNT_MASK) | (1 << COUNT_BITS);
         let slot = &self.candidates[(structure >> COUNT_BITS) as usize % CANDIDATES];

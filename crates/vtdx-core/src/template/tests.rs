@@ -249,3 +249,27 @@ fn novel_misses_are_counted_one_in_sixteen() {
     let n = sightings(100);
     assert!((17..=33).contains(&n), "among novel misses, learned at sighting {n}");
 }
+
+/// Element names are part of the structure counted for learning: a reused
+/// parser's name tables are reset when they grow past their bound (8,192
+/// names), after which it numbers new names as it did before, so messages that
+/// each have an element name of their own would look like one structure seen
+/// again if only symbols were counted.
+#[test]
+fn names_not_only_symbols_make_a_structure() {
+    use crate::TemplateCache;
+    use std::sync::Arc;
+    let cache = Arc::new(TemplateCache::new());
+    let mut parser = Parser::new().with_template_cache(Arc::clone(&cache));
+    for i in 0..12_000 {
+        let m = format!("<env><head>{i}</head><body><op{i} a='1'/></body></env>");
+        let doc = parser.parse(m.as_bytes()).expect("well-formed");
+        assert_eq!(
+            doc.root_element().element_children().nth(1).and_then(|b| b.first_element_child()).map(|e| e.name().to_string()),
+            Some(format!("op{i}"))
+        );
+        parser.recycle(doc);
+    }
+    let s = cache.stats();
+    assert_eq!((s.hits, s.misses, s.learned), (0, 12_000, 0), "{s:?}");
+}
