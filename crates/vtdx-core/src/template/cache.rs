@@ -334,14 +334,16 @@ impl Inner {
         let slot = &self.candidates[(structure >> COUNT_BITS) as usize % CANDIDATES];
         let cur = slot.load(Relaxed);
         let seen = if cur & !COUNT_MASK == tag { (cur & COUNT_MASK) + 1 } else { 1 };
-        if seen == 1 {
+        let after = u64::from(self.config.learn_after).min(COUNT_MASK);
+        // a structure seen for the first time and not learned now is novel; one
+        // seen before, or learned now (`learn_after` 1), ends a novel run
+        if seen == 1 && seen < after {
             if novel < NOVEL_RUN {
                 self.novel.store(novel + 1, Relaxed);
             }
         } else if novel != 0 {
             self.novel.store(0, Relaxed);
         }
-        let after = u64::from(self.config.learn_after).min(COUNT_MASK);
         if seen < after {
             slot.store(tag | seen, Relaxed);
             return;

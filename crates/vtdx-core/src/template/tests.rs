@@ -273,3 +273,19 @@ fn names_not_only_symbols_make_a_structure() {
     let s = cache.stats();
     assert_eq!((s.hits, s.misses, s.learned), (0, 12_000, 0), "{s:?}");
 }
+
+/// With `learn_after` 1 every structure is learned at its first sighting, however
+/// many new structures came before: learning ends a novel run. (Each of another
+/// key: learnings in one key that are not hit back off.)
+#[test]
+fn learn_after_one_learns_every_structure() {
+    use crate::{TemplateCache, TemplateConfig};
+    use std::sync::Arc;
+    let cache = Arc::new(TemplateCache::with_config(TemplateConfig { learn_after: 1, ..TemplateConfig::default() }));
+    let parser = || Parser::isolated(Default::default()).with_template_cache(Arc::clone(&cache));
+    for k in 1..=200 {
+        let m = format!("<e{k}><head>1</head><body/></e{k}>");
+        assert_eq!(parser().parse(m.as_bytes()).map(|d| d.tape().to_vec()).ok(), Some(full(&m)));
+    }
+    assert_eq!(cache.stats().learned, 200);
+}
