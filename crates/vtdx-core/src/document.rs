@@ -520,6 +520,51 @@ impl<'a> Document<'a> {
             None
         }
     }
+    /// The content of element `e` when it is written `<q>…</q>` exactly — no
+    /// attribute, no declaration, no child record (so its content is text and
+    /// references only) and no white space inside either tag — found from the
+    /// record alone; `None` for every other shape (callers then take the
+    /// general way: [`Document::start_tag_end`], [`Document::content_end`]).
+    ///
+    /// PERF: leaf elements are most of what XPath predicates and `text()`
+    /// steps read (`item[USPrice<100]`, `quantity/text()`); this costs about a
+    /// fifth of `start_tag_end` + `content_end`, which scan attribute records
+    /// and the tags' white space.
+    #[inline]
+    pub(crate) fn bare_leaf_content(&self, e: u32) -> Option<Range<usize>> {
+        let i = e as usize;
+        let w = self.tape.get(i..i + ELEM_WORDS as usize)?;
+        // a subtree of one record: no attribute, no declaration, no child record
+        if kind_of(w[0]) != K_ELEM || w[2] != e + ELEM_WORDS {
+            return None;
+        }
+        let t = self.text();
+        let qlen = self.names.qname_len(Sym::new(w[0] & PAYLOAD_MASK));
+        let cs = w[1] as usize + 1 + qlen;
+        // `/>` or white space after the name: not this shape
+        if t.get(cs) != Some(&b'>') {
+            return None;
+        }
+        // `</q>` ends at `end` exactly: its `<` is `qlen + 3` bytes back. With
+        // white space before the `>` that byte is inside the end tag, where no
+        // `<` can be, so the test is exact.
+        let ce = (w[4] as usize).checked_sub(qlen + 3)?;
+        if ce <= cs || t.get(ce) != Some(&b'<') {
+            return None;
+        }
+        Some(cs + 1..ce)
+    }
+    /// The content of the element record `e` as its bytes stand, when the
+    /// element is written `<q>…</q>` exactly: no attribute or namespace
+    /// declaration, no child element, comment, PI or CDATA section, no white
+    /// space inside its tags. `None` for every other record and shape (use
+    /// [`Node::plain_content`](crate::Node::plain_content) or the string
+    /// value then). The bytes are raw: they may hold references and CRs,
+    /// which the string value would replace.
+    #[inline]
+    pub fn bare_leaf_bytes(&self, e: crate::tape::RecordId) -> Option<&[u8]> {
+        self.bare_leaf_content(e.word()).map(|r| &self.text()[r])
+    }
     /// First child record of an element.
     #[inline]
     pub(crate) fn first_child_record(&self, e: u32) -> Option<u32> {

@@ -861,3 +861,142 @@ fn lxml_differential() {
     );
     assert!(errors > 0 && errors * 10 < DOCS * EXPRS_PER_DOC, "expressions failing on both sides: {errors} (the generator is broken)");
 }
+
+/// A document large enough for [`vtdx_xpath::Context::set_parallel`] to cut
+/// its work in two (over 8,192 nodes in a predicate or a child or `text()`
+/// step; a tape of over 2^18 words for `//name`): items of several shapes —
+/// bare leaves, leaves with white space, attributes, comments, references
+/// and CDATA in their content, nested items (so a step's output needs
+/// sorting) — and a second group of another name.
+fn large_doc(rng: &mut Rng) -> String {
+    let mut d = String::from("<r><items>");
+    for i in 0..14_000 {
+        let _ = write!(d, "<item n=\"{i}\">");
+        let q = rng.below(100);
+        match rng.below(6) {
+            0 => {
+                let _ = write!(d, "<q> {q} </q>");
+            }
+            1 => {
+                let _ = write!(d, "<q a=\"1\">{q}</q>");
+            }
+            2 => {
+                let _ = write!(d, "<q>{q}<!--c--></q>");
+            }
+            3 => {
+                let _ = write!(d, "<q>&#{};{}</q>", 48 + q % 10, q / 10);
+            }
+            4 => {
+                let _ = write!(d, "<q><![CDATA[{q}]]></q>");
+            }
+            _ => {
+                let _ = write!(d, "<q>{q}</q>");
+            }
+        }
+        let _ = write!(d, "<price>{}.{}</price>", rng.below(200), rng.below(100));
+        if rng.chance(40) {
+            d.push_str("<c>note</c>");
+        }
+        if rng.chance(10) {
+            d.push_str("<item><q>5</q><c/></item>");
+        }
+        if rng.chance(5) {
+            d.push_str("<q></q>");
+        }
+        d.push_str("</item>");
+    }
+    d.push_str("</items><other>");
+    for i in 0..9_000 {
+        let _ = write!(d, "<o><q>{}</q></o>", i % 50);
+    }
+    d.push_str("</other></r>");
+    d
+}
+
+/// Expressions on [`large_doc`]; lxml is asked for `count(E)` of each
+/// node-set (its path of every node costs time in the number of preceding
+/// siblings, so whole results only where they are small: the `true` ones).
+const LARGE_EXPRS: &[(&str, bool)] = &[
+    ("/r/items/item[price < 50]", false),
+    ("/r/items/item[price >= 150]/q", false),
+    ("/r/items/item[q = 7]", true),
+    ("/r/items/item[q > 90][price < 10]", true),
+    ("/*/*/*[position() mod 3 = 1]", false),
+    ("/*/*/*[last()]", true),
+    ("/*/*/*/q", false),
+    ("/*/*/*/q/text()", false),
+    ("/*/*/*/price/text()", false),
+    ("/*/*/*/c/text()", false),
+    ("//item/c", false),
+    ("//item/c/../q", false),
+    ("//item/q/text()", false),
+    ("//q[. > 98]", false),
+    ("//o/q[. = 3]/..", false),
+    ("count(//item/price)", true),
+    ("sum(/r/other/o/q)", true),
+    ("sum(/r/items/item[price < 20]/q)", true),
+    ("/r/items/item[@n > 13990]/price", true),
+    ("/r/items/item[position() > 13995]", true),
+    ("/r/items/item[q = $missing]", true),
+];
+
+/// [`vtdx_xpath::Context::set_parallel`]: on a large document the evaluation
+/// cut in two gives the nodes of the evaluation in one thread, in the same
+/// order (and the same errors), and lxml's counts and values.
+#[test]
+fn parallel_evaluation_agrees_with_lxml() {
+    if std::env::var_os("VTDX_SKIP_LXML").is_some() {
+        eprintln!("VTDX_SKIP_LXML set: parallel differential test skipped");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("vtdx-xpath-parallel-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = large_doc(&mut Rng(0x5EED_0005));
+    std::fs::write(dir.join("doc0.xml"), &d).unwrap();
+    let asked: Vec<String> = LARGE_EXPRS
+        .iter()
+        .flat_map(|(e, full)| {
+            let count = if e.starts_with("count(") || e.starts_with("sum(") { None } else { Some(format!("count({e})")) };
+            count.into_iter().chain(full.then(|| e.to_string()))
+        })
+        .collect();
+    let mut lines = String::new();
+    for e in &asked {
+        let _ = writeln!(lines, "0\t{e}");
+    }
+    std::fs::write(dir.join("exprs.txt"), lines).unwrap();
+    let theirs = run_oracle(&dir);
+    assert_eq!(theirs.len(), asked.len(), "oracle output out of step");
+    let doc = Document::parse(d.as_bytes()).unwrap();
+    let mut one = vtdx_xpath::Context::new(&doc);
+    one.set_parallel(false);
+    let mut two = vtdx_xpath::Context::new(&doc);
+    two.set_parallel(true);
+    let at = vtdx_xpath::XNode::from(doc.root_element());
+    let mut mismatches = Vec::new();
+    for (e, their_line) in asked.iter().zip(&theirs) {
+        let ours = esc(&canonical(XPath::compile(e, &Namespaces::new()).unwrap().evaluate_in(&two, at)));
+        let same = if ours.starts_with("E:") { their_line.starts_with("E:") } else { &ours == their_line };
+        if !same {
+            mismatches.push(format!("{e}: vtdx {} / lxml {}", &ours[..ours.len().min(200)], &their_line[..their_line.len().min(200)]));
+        }
+    }
+    for (e, _) in LARGE_EXPRS {
+        let xp = XPath::compile(e, &Namespaces::new()).unwrap();
+        let (p, s) = (xp.evaluate_in(&two, at), xp.evaluate_in(&one, at));
+        let same = match (&p, &s) {
+            (Ok(Value::NodeSet(a)), Ok(Value::NodeSet(b))) => a.iter().eq(b.iter()),
+            (Ok(a), Ok(b)) => esc(&canonical(Ok(a.clone()))) == esc(&canonical(Ok(b.clone()))),
+            (Err(a), Err(b)) => a.to_string() == b.to_string(),
+            _ => false,
+        };
+        if !same {
+            mismatches.push(format!("{e}: the parallel and the sequential evaluation differ"));
+        }
+    }
+    if mismatches.is_empty() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert!(mismatches.is_empty(), "inputs kept in {}:\n{}", dir.display(), mismatches.join("\n"));
+}

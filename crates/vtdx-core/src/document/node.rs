@@ -333,6 +333,9 @@ impl<'d> Node<'d> {
                 }
             }
             REC_MARK if d.kind_at(self.anchor) == K_ELEM => {
+                if let Some(r) = d.bare_leaf_content(self.anchor) {
+                    return (!r.is_empty()).then_some(Node { doc: d, anchor: self.anchor, owner_or_mark: TEXT_START_MARK });
+                }
                 // text before the first child record (or the end tag)? Without child
                 // records the content is text or nothing: look at one byte.
                 let first = d.first_child_record(self.anchor);
@@ -762,6 +765,15 @@ impl<'d> Node<'d> {
     /// those bytes. `None` for other nodes and for content with child elements,
     /// comments, PIs, CDATA, references or CRs. One short scan, no allocation.
     pub fn plain_content(&self) -> Option<&'d [u8]> {
+        if self.owner_or_mark == REC_MARK {
+            if let Some(r) = self.doc.bare_leaf_content(self.anchor) {
+                let c = &self.doc.text()[r];
+                // (short contents, the usual ones, cost less than a call to memchr2)
+                let plain =
+                    if c.len() <= 32 { !c.iter().any(|&b| b == b'&' || b == b'\r') } else { memchr::memchr2(b'&', b'\r', c).is_none() };
+                return plain.then_some(c);
+            }
+        }
         if !self.is_element() || self.doc.after_attrs(self.anchor) < self.doc.next_at(self.anchor) {
             return None;
         }

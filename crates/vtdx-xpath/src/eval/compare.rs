@@ -52,7 +52,12 @@ impl<'a, 'd> Eval<'a, 'd> {
             range,
             |s| m.sym(s),
             |j| {
-                found = op.numbers(XNode::plain(tape.node(j)).number_value(), n);
+                // `<q>digits</q>`, the usual case, read from the record alone
+                let v = match tape.bare_leaf(j).and_then(number::parse_bare) {
+                    Some(v) => v,
+                    None => XNode::plain(tape.node(j)).number_value(),
+                };
+                found = op.numbers(v, n);
                 Ok::<bool, ()>(!found)
             },
         );

@@ -22,6 +22,7 @@ pub struct Context<'d> {
     pub(super) vars: HashMap<VarName, Value<'d>>,
     elem_lists: RefCell<HashMap<Sym, ListState<'d>>>,
     ids: OnceCell<HashMap<String, Node<'d>>>,
+    pub(super) parallel: bool,
 }
 
 enum ListState<'d> {
@@ -33,7 +34,23 @@ enum ListState<'d> {
 impl<'d> Context<'d> {
     /// A context for `doc` with no variables bound.
     pub fn new(doc: &'d Document<'d>) -> Context<'d> {
-        Context { doc, vars: HashMap::new(), elem_lists: RefCell::new(HashMap::new()), ids: OnceCell::new() }
+        Context::with_vars(doc, HashMap::new())
+    }
+
+    pub(super) fn with_vars(doc: &'d Document<'d>, vars: HashMap<VarName, Value<'d>>) -> Context<'d> {
+        Context { doc, vars, elem_lists: RefCell::new(HashMap::new()), ids: OnceCell::new(), parallel: false }
+    }
+
+    /// Lets evaluation use a second thread for the large parts of its work:
+    /// a predicate over many nodes, a child or `text()` step from many
+    /// elements. Off by default. The result is the same either way (the
+    /// second thread takes the later half of the nodes and the halves are
+    /// joined in order; an error is the one the sequential order meets first);
+    /// it pays for node-sets of thousands of nodes in large documents (the
+    /// `vtdx query` command turns it on).
+    pub fn set_parallel(&mut self, on: bool) -> &mut Self {
+        self.parallel = on;
+        self
     }
 
     /// The document.

@@ -12,7 +12,18 @@
 //! the steps after them continue from the frontier with the general
 //! step-by-step evaluation (`Eval::steps_rest`).
 
+use std::ops::Range;
+
 use super::*;
+
+/// Predicates over fewer nodes than this are evaluated in one thread even when
+/// the context allows a second ([`Context::set_parallel`]): below it, starting
+/// the thread costs about as much as it saves.
+const PARALLEL_MIN_NODES: usize = 8192;
+
+/// A scan of the descendants of the root is cut in two (with a second thread
+/// allowed) from this many tape words on (a document of about a megabyte).
+const PARALLEL_MIN_WORDS: u32 = 1 << 18;
 
 /// The frontier's stand-in for the root node (no record has this index; sorted
 /// first by [`sort_records`], as the root precedes every element).
@@ -71,6 +82,18 @@ impl<'a, 'd> Eval<'a, 'd> {
     /// document order: a leaf element (no child records) has one text child when
     /// its content is not empty, found without going through the general child axis.
     fn frontier_text(&self, step: &'a Step, cur: &[u32], shape: Shape) -> Result<Vec<XNode<'d>>> {
+        let (mut out, second) =
+            self.halves(cur.len(), PARALLEL_MIN_NODES, |ev: &Eval<'_, 'd>, range: Range<usize>| ev.text_children(step, &cur[range]))?;
+        out.extend(second.into_iter().flatten());
+        // text children of unrelated elements come out in document order
+        if !shape.antichain {
+            sort_dedup(&mut out);
+        }
+        Ok(out)
+    }
+
+    /// The text children of the elements `cur`, element by element.
+    fn text_children(&self, step: &Step, cur: &[u32]) -> Result<Vec<XNode<'d>>> {
         let tape = self.tape;
         let maybe_empty = super::model::text_may_be_empty(self.doc);
         let mut out = Vec::with_capacity(cur.len());
@@ -91,10 +114,6 @@ impl<'a, 'd> Eval<'a, 'd> {
                 out.push(n);
                 Ok(CONTINUE)
             })?;
-        }
-        // text children of unrelated elements come out in document order
-        if !shape.antichain {
-            sort_dedup(&mut out);
         }
         Ok(out)
     }
@@ -137,6 +156,21 @@ impl<'a, 'd> Eval<'a, 'd> {
                     v.push(keep);
                 }
                 PredKind::Never => v.clear(),
+                _ if self.ctx.parallel && size >= PARALLEL_MIN_NODES => {
+                    let all: &[u32] = v;
+                    let (a, b) = self.halves(size, PARALLEL_MIN_NODES, |ev: &Eval<'_, 'd>, range: Range<usize>| {
+                        let mut keep = Vec::new();
+                        for i in range {
+                            let r = all[i];
+                            if ev.pred_true(p, &Cx { node: ev.record_node(r), pos: i + 1, size })? {
+                                keep.push(r);
+                            }
+                        }
+                        Ok(keep)
+                    })?;
+                    *v = a;
+                    v.extend(b.into_iter().flatten());
+                }
                 _ => {
                     let mut w = 0;
                     for i in 0..size {
@@ -158,33 +192,44 @@ impl<'a, 'd> Eval<'a, 'd> {
     fn frontier_step(&self, step: &'a Step, cur: &[u32], shape: Shape, out: &mut Vec<u32>) -> Result<Shape> {
         let tape = self.tape;
         match step.axis {
+            Axis::Child if step.preds.is_empty() && self.ctx.parallel && cur.len() >= PARALLEL_MIN_NODES => {
+                // the child elements of the first half of the frontier here, of the
+                // second half on another thread, joined in order
+                let (a, b) = self.halves(cur.len(), PARALLEL_MIN_NODES, |ev: &Eval<'_, 'd>, range: Range<usize>| {
+                    let mut v = Vec::new();
+                    ev.frontier_children(step, &cur[range], &mut v);
+                    Ok(v)
+                })?;
+                out.extend_from_slice(&a);
+                out.extend(b.into_iter().flatten());
+                if !shape.antichain {
+                    out.sort_unstable();
+                }
+                Ok(shape)
+            }
+            Axis::Child if step.preds.is_empty() => {
+                self.frontier_children(step, cur, out);
+                if !shape.antichain {
+                    out.sort_unstable();
+                }
+                Ok(shape)
+            }
             Axis::Child => {
                 let Some(m) = self.elem_match(&step.test) else { return Ok(shape) };
                 let mut group = Vec::new();
                 for &f in cur {
                     let range = if f == ROOT { tape.root_range() } else { tape.element_child_range(f) };
-                    if step.preds.is_empty() {
-                        let _ = tape.child_elements(
-                            range,
-                            |s| m.sym(s),
-                            |j| {
-                                out.push(j);
-                                Ok::<bool, ()>(true)
-                            },
-                        );
-                    } else {
-                        group.clear();
-                        let _ = tape.child_elements(
-                            range,
-                            |s| m.sym(s),
-                            |j| {
-                                group.push(j);
-                                Ok::<bool, ()>(true)
-                            },
-                        );
-                        self.filter_records(&mut group, &step.preds)?;
-                        out.extend_from_slice(&group);
-                    }
+                    group.clear();
+                    let _ = tape.child_elements(
+                        range,
+                        |s| m.sym(s),
+                        |j| {
+                            group.push(j);
+                            Ok::<bool, ()>(true)
+                        },
+                    );
+                    self.filter_records(&mut group, &step.preds)?;
+                    out.extend_from_slice(&group);
                 }
                 // children of unrelated nodes come out in document order; under
                 // an ancestor they may come before its descendants' children
@@ -202,7 +247,7 @@ impl<'a, 'd> Eval<'a, 'd> {
                         if with_self && self.record_passes(&step.test, ROOT) {
                             out.push(ROOT);
                         }
-                        self.frontier_descendants(step, self.doc.root(), out)?;
+                        self.root_descendants(step, out)?;
                         break;
                     }
                     if f < covered_to {
@@ -246,6 +291,57 @@ impl<'a, 'd> Eval<'a, 'd> {
             }
             _ => Ok(shape),
         }
+    }
+
+    /// The child elements of the nodes of `cur` that pass the step's test, in
+    /// the frontier's order (a child step without predicates).
+    fn frontier_children(&self, step: &Step, cur: &[u32], out: &mut Vec<u32>) {
+        let tape = self.tape;
+        let Some(m) = self.elem_match(&step.test) else { return };
+        for &f in cur {
+            let range = if f == ROOT { tape.root_range() } else { tape.element_child_range(f) };
+            let _ = tape.child_elements(
+                range,
+                |s| m.sym(s),
+                |j| {
+                    out.push(j);
+                    Ok::<bool, ()>(true)
+                },
+            );
+        }
+    }
+
+    /// [`Eval::frontier_descendants`] of the root: on a large document whose
+    /// context allows a second thread, the records of the document cut in two
+    /// at a record near the middle, each half scanned on its own thread.
+    fn root_descendants(&self, step: &'a Step, out: &mut Vec<u32>) -> Result<()> {
+        let range = self.tape.root_range();
+        let cut = match self.elem_match(&step.test) {
+            Some(_) if self.ctx.parallel && range.1 - range.0 >= PARALLEL_MIN_WORDS => self.tape.record_near_middle(range),
+            _ => None,
+        };
+        let Some(cut) = cut else { return self.frontier_descendants(step, self.doc.root(), out) };
+        let parts = [(range.0, cut), (cut, range.1)];
+        let (a, b) = self.halves(2, 2, |ev: &Eval<'_, 'd>, r: Range<usize>| {
+            let mut v = Vec::new();
+            let Some(m) = ev.elem_match(&step.test) else { return Ok(v) };
+            for k in r {
+                ev.tape.descendant_elements(
+                    parts[k],
+                    |s| m.sym(s),
+                    |j| {
+                        if ev.frontier_filter(step, j)? {
+                            v.push(j);
+                        }
+                        Ok::<bool, XPathError>(true)
+                    },
+                )?;
+            }
+            Ok(v)
+        })?;
+        out.extend_from_slice(&a);
+        out.extend(b.into_iter().flatten());
+        Ok(())
     }
 
     /// The descendants of `n` that pass the step's test and (position-free)

@@ -20,7 +20,7 @@
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
-use std::ops::ControlFlow;
+use std::ops::{ControlFlow, Range};
 
 use vtdx_core::{Document, Node, NodeKind};
 
@@ -214,6 +214,35 @@ pub(crate) struct Eval<'a, 'd> {
 impl<'a, 'd> Eval<'a, 'd> {
     pub(crate) fn new(ctx: &'a Context<'d>, expr: &'a str, tests: &'a [NodeTest]) -> Eval<'a, 'd> {
         Eval { ctx, doc: ctx.doc, expr, sets: (0..tests.len()).map(|_| OnceCell::new()).collect(), tests, tape: Tape::new(ctx.doc) }
+    }
+
+    /// Runs `f` over the items `0..n`: in one call, or, when the context allows
+    /// a second thread ([`Context::set_parallel`]) and `n` is at least `min`,
+    /// over `0..n/2` here and `n/2..n` on a scoped thread with an evaluator of
+    /// its own (the variables copied, the lazily built indexes its own). The
+    /// halves' results in order; an error of the first half wins, as it would
+    /// in one pass.
+    fn halves<T: Send>(
+        &self,
+        n: usize,
+        min: usize,
+        f: impl for<'x> Fn(&Eval<'x, 'd>, Range<usize>) -> Result<T> + Sync,
+    ) -> Result<(T, Option<T>)> {
+        if !self.ctx.parallel || n < min.max(2) {
+            return Ok((f(self, 0..n)?, None));
+        }
+        let mid = n / 2;
+        let (doc, vars, expr, tests) = (self.doc, &self.ctx.vars, self.expr, self.tests);
+        let f = &f;
+        let (a, b) = std::thread::scope(|s| {
+            let second = s.spawn(move || {
+                let ctx = Context::with_vars(doc, vars.clone());
+                f(&Eval::new(&ctx, expr, tests), mid..n)
+            });
+            let a = f(self, 0..mid);
+            (a, second.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        });
+        Ok((a?, Some(b?)))
     }
 
     fn err(&self, kind: ErrorKind, pos: usize) -> XPathError {
