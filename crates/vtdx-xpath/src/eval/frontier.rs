@@ -215,19 +215,14 @@ impl<'a, 'd> Eval<'a, 'd> {
                 Ok(shape)
             }
             Axis::Child => {
-                let Some(m) = self.elem_match(&step.test) else { return Ok(shape) };
+                if self.elem_match(&step.test).is_none() {
+                    return Ok(shape);
+                }
                 let mut group = Vec::new();
-                for &f in cur {
-                    let range = if f == ROOT { tape.root_range() } else { tape.element_child_range(f) };
+                for f in cur {
+                    // one context's children, for the positions of the predicates
                     group.clear();
-                    let _ = tape.child_elements(
-                        range,
-                        |s| m.sym(s),
-                        |j| {
-                            group.push(j);
-                            Ok::<bool, ()>(true)
-                        },
-                    );
+                    self.frontier_children(step, std::slice::from_ref(f), &mut group);
                     self.filter_records(&mut group, &step.preds)?;
                     out.extend_from_slice(&group);
                 }
