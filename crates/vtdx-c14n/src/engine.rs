@@ -248,8 +248,8 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Engine<'d, 'c, 'w, W> {
             self.ctx_frames.push(self.ctx.len());
             self.ctx.extend_from_slice(&l);
         }
-        cands.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        cands.dedup_by(|a, b| a.0 == b.0);
+        cands.sort_unstable_by(|a, b| common::cmp_str(a.0, b.0));
+        cands.dedup_by(|a, b| common::same(a.0, b.0));
         self.ns_out = cands;
     }
 
@@ -320,14 +320,14 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Engine<'d, 'c, 'w, W> {
                     }
                 }
             }
-            out.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.sort_unstable_by(|a, b| common::cmp_str(a.0, b.0));
         } else {
             let mut l = Vec::new();
             self.in_scope(&mut l);
             l.retain(|&(p, _)| (sel)(SetNode::Namespace { element: e, prefix: p }));
             let frame = self.ctx_frames.last().map_or(&self.ctx[..0], |&s| &self.ctx[s..]);
             out.extend(l.into_iter().filter(|&(p, ns)| !frame.iter().any(|&(q, m)| q == p && m == ns)));
-            out.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.sort_unstable_by(|a, b| common::cmp_str(a.0, b.0));
         }
         let mut atts = std::mem::take(&mut self.atts);
         atts.clear();

@@ -26,24 +26,26 @@ impl<T: Copy + Default, const N: usize> Stack<T, N> {
 
     #[inline(always)]
     pub fn push(&mut self, v: T) {
-        if self.len < N && self.heap.is_empty() {
-            self.inline[self.len] = v;
-            self.len += 1;
-            return;
-        }
-        self.push_heap(v);
-    }
-
-    /// [`Stack::push`] beyond the inline entries (moving them to the heap first).
-    #[cold]
-    #[inline(never)]
-    fn push_heap(&mut self, v: T) {
         if self.heap.is_empty() {
-            self.heap.reserve(N * 2);
-            self.heap.extend_from_slice(&self.inline[..self.len]);
+            if self.len < N {
+                self.inline[self.len] = v;
+                self.len += 1;
+                return;
+            }
+            self.spill();
         }
+        // on the heap: stays there until truncated to nothing (a deep walk keeps its
+        // outer entries), so this is the common path of a stack that outgrew `inline`
         self.heap.push(v);
         self.len += 1;
+    }
+
+    /// Moves the inline entries to the heap ([`Stack::push`] beyond `N` entries).
+    #[cold]
+    #[inline(never)]
+    fn spill(&mut self) {
+        self.heap.reserve(N * 2);
+        self.heap.extend_from_slice(&self.inline[..self.len]);
     }
 
     #[inline]
@@ -85,11 +87,11 @@ impl<T: Copy + Default, const N: usize> Stack<T, N> {
         self.as_slice().last()
     }
 
-    pub fn sort_by_key<K: Ord>(&mut self, key: impl Fn(&T) -> K) {
+    pub fn sort_by(&mut self, cmp: impl FnMut(&T, &T) -> std::cmp::Ordering) {
         if self.heap.is_empty() {
-            self.inline[..self.len].sort_unstable_by_key(key);
+            self.inline[..self.len].sort_unstable_by(cmp);
         } else {
-            self.heap.sort_unstable_by_key(key);
+            self.heap.sort_unstable_by(cmp);
         }
     }
 

@@ -76,10 +76,10 @@ struct Tree<'d, 'c, 'w, W: Write + ?Sized> {
     exclusive: bool,
     with_comments: bool,
     /// Every binding declared on the open elements (and inherited by the apex).
-    scope: Stack<(&'d str, NsId), 4>,
+    scope: Stack<(&'d str, NsId), 8>,
     /// The bindings in force in the output, nearest last.
-    rendered: Stack<(&'d str, NsId), 4>,
-    stack: Stack<Open, 8>,
+    rendered: Stack<(&'d str, NsId), 8>,
+    stack: Stack<Open, 16>,
     /// Byte offset up to which the input has been accounted for.
     pos: usize,
     apex: Node<'d>,
@@ -91,7 +91,7 @@ struct Tree<'d, 'c, 'w, W: Write + ?Sized> {
     atts: Vec<Att<'d>>,
     /// The attributes of the start tag being opened: (symbol, value start, value end,
     /// flags: 1 the value reads as written, 2 it is also canonical as written).
-    raw_atts: Stack<(Sym, u32, u32, u8), 4>,
+    raw_atts: Stack<(Sym, u32, u32, u8), 8>,
     scratch: Vec<u8>,
     dtd_atts: bool,
     /// Per symbol: 0 unknown, 1 no attribute definitions in the DTD, 2 some.
@@ -274,7 +274,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             }
             let asym = tape.symbol(j);
             let local = names.local(asym);
-            if local.len() != names.qname_len(asym) || (j > first_attr && local <= prev) {
+            if local.len() != names.qname_len(asym) || (j > first_attr && common::cmp_str(local, prev).is_le()) {
                 return None; // prefixed, or out of canonical order
             }
             let astart = tape.start(j);
@@ -371,7 +371,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         let mut raw_ok = self.fast && (parent_output || self.exclusive);
         let mut p = start + 1 + qname.len();
         let mut n_attrs = 0usize;
-        let mut prev_key: (&str, &str) = ("", "");
+        let mut prev_att: Option<Sym> = None;
         let mut j = tape.attributes_start(i);
         while j < next {
             let is_decl = match tape.try_kind(j) {
@@ -424,7 +424,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                 let prefix: &'d str = common::declared_prefix(an);
                 let ns = if vs == ve {
                     NS_NONE
-                } else if names.prefix(sym) == prefix {
+                } else if common::same(names.prefix(sym), prefix) {
                     // the declaration binds the element's own prefix: the parser resolved it
                     names.ns_id(sym)
                 } else if as_is {
@@ -443,11 +443,10 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             } else {
                 self.raw_atts.push((asym, vs as u32, ve as u32, u8::from(as_is) | u8::from(canonical) << 1));
                 if raw_ok {
-                    let key = (names.ns_uri(asym), names.local(asym));
-                    if n_attrs > 0 && key <= prev_key {
+                    if prev_att.is_some_and(|p| common::cmp_att_names(names, asym, p).is_le()) {
                         raw_ok = false;
                     }
-                    prev_key = key;
+                    prev_att = Some(asym);
                 }
                 n_attrs += 1;
             }
@@ -478,14 +477,14 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         } else {
             // the apex: every namespace in scope
             for &(p, ns) in self.scope.as_slice().iter().rev() {
-                if p != "xml" && !self.ns_out.as_slice().iter().any(|(q, _)| *q == p) {
+                if p != "xml" && !self.ns_out.as_slice().iter().any(|(q, _)| common::same(q, p)) {
                     self.ns_out.push((p, ns));
                 }
             }
             self.ns_out.retain(|&(_, ns)| ns != NS_NONE);
         }
         if self.ns_out.len() > 1 {
-            self.ns_out.sort_by_key(|a| a.0);
+            self.ns_out.sort_by(|a, b| common::cmp_str(a.0, b.0));
         }
         let decls = &self.scope.as_slice()[scope_mark..];
         for &(p, ns) in decls {
@@ -494,7 +493,8 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             }
         }
         if raw_ok {
-            raw_ok = self.ns_out.as_slice() == decls;
+            let (a, b) = (self.ns_out.as_slice(), decls);
+            raw_ok = a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.1 == y.1 && common::same(x.0, y.0));
         }
         if !self.ns_out.is_empty() {
             self.rendered_gen += 1;
@@ -520,7 +520,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         let tape = self.tape;
         let mut offset = tape.start(i);
         for a in tape.attributes(i) {
-            if tape.is_kind(a, RecordKind::NsDecl) && common::declared_prefix(self.names.qname(tape.symbol(a))) == prefix {
+            if tape.is_kind(a, RecordKind::NsDecl) && common::same(common::declared_prefix(self.names.qname(tape.symbol(a))), prefix) {
                 offset = tape.start(a);
             }
         }
@@ -598,11 +598,11 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         }
         for x in &self.c.prefixes {
             let p: &str = x;
-            if p == "xml" || out.as_slice().iter().any(|(q, _)| *q == p) {
+            if p == "xml" || out.as_slice().iter().any(|(q, _)| common::same(q, p)) {
                 continue;
             }
             let parent = if parent_output { lookup(&self.scope.as_slice()[..scope_mark], p) } else { None };
-            match self.scope.as_slice().iter().rev().find(|(q, _)| *q == p).copied().filter(|&(_, ns)| ns != NS_NONE) {
+            match self.scope.as_slice().iter().rev().find(|(q, _)| common::same(q, p)).copied().filter(|&(_, ns)| ns != NS_NONE) {
                 Some((sp, ns)) => {
                     if parent != Some(ns) {
                         out.push((sp, ns));
@@ -626,7 +626,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             // from the start tag's records and bytes, sorted in place
             let names = self.names;
             if self.raw_atts.len() > 1 {
-                self.raw_atts.sort_by_key(|a| (names.ns_uri(a.0), names.local(a.0)));
+                self.raw_atts.sort_by(|a, b| common::cmp_att_names(names, a.0, b.0));
             }
             self.end_span()?;
             let t = self.text;

@@ -86,29 +86,29 @@ impl CryptoProvider for AwsLcProvider {
         match (alg, key) {
             (S::RsaPkcs1(d), KeyMaterial::Rsa { pkcs1, bits }) => {
                 let legacy = *bits < 2048;
-                let params: &'static signature::RsaParameters = match (d, legacy) {
-                    (D::Sha1, false) => &signature::RSA_PKCS1_2048_8192_SHA1_FOR_LEGACY_USE_ONLY,
-                    (D::Sha256, false) => &signature::RSA_PKCS1_2048_8192_SHA256,
-                    (D::Sha384, false) => &signature::RSA_PKCS1_2048_8192_SHA384,
-                    (D::Sha512, false) => &signature::RSA_PKCS1_2048_8192_SHA512,
-                    (D::Sha1, true) => &signature::RSA_PKCS1_1024_8192_SHA1_FOR_LEGACY_USE_ONLY,
-                    (D::Sha256, true) => &signature::RSA_PKCS1_1024_8192_SHA256_FOR_LEGACY_USE_ONLY,
-                    (D::Sha512, true) => &signature::RSA_PKCS1_1024_8192_SHA512_FOR_LEGACY_USE_ONLY,
+                let params = match (d, legacy) {
+                    (D::Sha1, false) => RsaParams::Pkcs1Sha1,
+                    (D::Sha256, false) => RsaParams::Pkcs1Sha256,
+                    (D::Sha384, false) => RsaParams::Pkcs1Sha384,
+                    (D::Sha512, false) => RsaParams::Pkcs1Sha512,
+                    (D::Sha1, true) => RsaParams::Pkcs1Sha1Legacy,
+                    (D::Sha256, true) => RsaParams::Pkcs1Sha256Legacy,
+                    (D::Sha512, true) => RsaParams::Pkcs1Sha512Legacy,
                     _ => return Err(unsupported()),
                 };
-                check(params, pkcs1, sig)
+                verify_rsa(params, pkcs1, message, sig)
             }
             (S::RsaPss(d), KeyMaterial::Rsa { pkcs1, bits }) => {
                 if *bits < 2048 {
                     return Err(unsupported());
                 }
-                let params: &'static signature::RsaParameters = match d {
-                    D::Sha256 => &signature::RSA_PSS_2048_8192_SHA256,
-                    D::Sha384 => &signature::RSA_PSS_2048_8192_SHA384,
-                    D::Sha512 => &signature::RSA_PSS_2048_8192_SHA512,
+                let params = match d {
+                    D::Sha256 => RsaParams::PssSha256,
+                    D::Sha384 => RsaParams::PssSha384,
+                    D::Sha512 => RsaParams::PssSha512,
                     _ => return Err(unsupported()),
                 };
-                check(params, pkcs1, sig)
+                verify_rsa(params, pkcs1, message, sig)
             }
             (S::Ecdsa(d), KeyMaterial::Ec { curve, point }) => {
                 let params: &'static signature::EcdsaVerificationAlgorithm = match (curve, d) {
@@ -147,6 +147,78 @@ impl CryptoProvider for AwsLcProvider {
             }
             _ => Err(unsupported()),
         }
+    }
+}
+
+/// The RSA signature schemes [`AwsLcProvider`] verifies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RsaParams {
+    Pkcs1Sha1,
+    Pkcs1Sha256,
+    Pkcs1Sha384,
+    Pkcs1Sha512,
+    Pkcs1Sha1Legacy,
+    Pkcs1Sha256Legacy,
+    Pkcs1Sha512Legacy,
+    PssSha256,
+    PssSha384,
+    PssSha512,
+}
+
+impl RsaParams {
+    fn get(self) -> &'static signature::RsaParameters {
+        match self {
+            RsaParams::Pkcs1Sha1 => &signature::RSA_PKCS1_2048_8192_SHA1_FOR_LEGACY_USE_ONLY,
+            RsaParams::Pkcs1Sha256 => &signature::RSA_PKCS1_2048_8192_SHA256,
+            RsaParams::Pkcs1Sha384 => &signature::RSA_PKCS1_2048_8192_SHA384,
+            RsaParams::Pkcs1Sha512 => &signature::RSA_PKCS1_2048_8192_SHA512,
+            RsaParams::Pkcs1Sha1Legacy => &signature::RSA_PKCS1_1024_8192_SHA1_FOR_LEGACY_USE_ONLY,
+            RsaParams::Pkcs1Sha256Legacy => &signature::RSA_PKCS1_1024_8192_SHA256_FOR_LEGACY_USE_ONLY,
+            RsaParams::Pkcs1Sha512Legacy => &signature::RSA_PKCS1_1024_8192_SHA512_FOR_LEGACY_USE_ONLY,
+            RsaParams::PssSha256 => &signature::RSA_PSS_2048_8192_SHA256,
+            RsaParams::PssSha384 => &signature::RSA_PSS_2048_8192_SHA384,
+            RsaParams::PssSha512 => &signature::RSA_PSS_2048_8192_SHA512,
+        }
+    }
+}
+
+/// The most parsed RSA public keys a thread keeps ([`verify_rsa`]).
+const RSA_KEYS_MAX: usize = 8;
+
+thread_local! {
+    /// The RSA public keys this thread verified with lately, parsed, each with the
+    /// scheme it was parsed for: a caller verifies message after message with the same
+    /// few keys, and a parsed key keeps what aws-lc computes from the modulus on its
+    /// first use (the Montgomery context: a division of 2048-bit numbers, about a tenth
+    /// of a verification), which a key parsed anew per message recomputes every time.
+    static RSA_KEYS: std::cell::RefCell<Vec<(RsaParams, signature::ParsedPublicKey)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// RSA verification of `sig` over `message` with the PKCS#1 `RSAPublicKey` DER `pkcs1`:
+/// the same parse and checks (size range, padding, digest) as
+/// `UnparsedPublicKey::verify`, the parsed key found again by its exact bytes.
+fn verify_rsa(params: RsaParams, pkcs1: &[u8], message: &[u8], sig: &[u8]) -> Result<(), ErrorKind> {
+    let cached = RSA_KEYS.try_with(|keys| {
+        let mut keys = keys.try_borrow_mut().ok()?;
+        let i = match keys.iter().position(|(p, k)| *p == params && k.as_ref() == pkcs1) {
+            Some(i) => i,
+            None => {
+                let Ok(k) = signature::ParsedPublicKey::new(params.get(), pkcs1) else {
+                    return Some(Err(ErrorKind::InvalidSignature));
+                };
+                if keys.len() == RSA_KEYS_MAX {
+                    keys.remove(0);
+                }
+                keys.push((params, k));
+                keys.len() - 1
+            }
+        };
+        Some(keys[i].1.verify_sig(message, sig).map_err(|_| ErrorKind::InvalidSignature))
+    });
+    match cached {
+        Ok(Some(r)) => r,
+        // the thread's cache is gone (thread exit) or in use: parse for this one call
+        _ => signature::UnparsedPublicKey::new(params.get(), pkcs1).verify(message, sig).map_err(|_| ErrorKind::InvalidSignature),
     }
 }
 
@@ -729,6 +801,37 @@ mod tests {
         assert_eq!(&der[5..8], &[0x02, 33, 0]);
         assert_eq!(der.len(), 2 + 3 + 2 + 33);
         assert!(rs_to_der(&sig, 48).is_none());
+    }
+
+    /// The parsed-key cache of [`verify_rsa`] finds a key by its exact bytes: after a
+    /// signature verified with key A, the same signature does not verify with key B, nor
+    /// under another scheme with A, and A still verifies it (one thread, one cache).
+    #[test]
+    fn rsa_key_cache_is_by_key_and_scheme() {
+        use aws_lc_rs::rsa::{KeyPair, KeySize};
+        use aws_lc_rs::signature::KeyPair as _;
+        let material = |k: &KeyPair| {
+            let p = k.public_key();
+            KeyMaterial::rsa(p.modulus().big_endian_without_leading_zero(), p.exponent().big_endian_without_leading_zero()).unwrap()
+        };
+        let (a, b) = (KeyPair::generate(KeySize::Rsa2048).unwrap(), KeyPair::generate(KeySize::Rsa2048).unwrap());
+        let msg = b"<ds:SignedInfo/>";
+        let mut sig = vec![0u8; a.public_modulus_len()];
+        a.sign(&signature::RSA_PKCS1_SHA256, &aws_lc_rs::rand::SystemRandom::new(), msg, &mut sig).unwrap();
+        let rsa256 = SignatureAlgorithm::RsaPkcs1(DigestAlgorithm::Sha256);
+        let rsa512 = SignatureAlgorithm::RsaPkcs1(DigestAlgorithm::Sha512);
+        let (ka, kb) = (material(&a), material(&b));
+        assert_eq!(AwsLcProvider.verify(rsa256, &ka, msg, &sig), Ok(()));
+        assert_eq!(AwsLcProvider.verify(rsa256, &kb, msg, &sig), Err(ErrorKind::InvalidSignature));
+        assert_eq!(AwsLcProvider.verify(rsa512, &ka, msg, &sig), Err(ErrorKind::InvalidSignature));
+        assert_eq!(AwsLcProvider.verify(rsa256, &ka, b"<ds:SignedInfo />", &sig), Err(ErrorKind::InvalidSignature));
+        assert_eq!(AwsLcProvider.verify(rsa256, &ka, msg, &sig), Ok(()));
+        // more keys than the cache holds: each still verifies only its own signatures
+        for _ in 0..RSA_KEYS_MAX {
+            let k = KeyPair::generate(KeySize::Rsa2048).unwrap();
+            assert_eq!(AwsLcProvider.verify(rsa256, &material(&k), msg, &sig), Err(ErrorKind::InvalidSignature));
+        }
+        assert_eq!(AwsLcProvider.verify(rsa256, &ka, msg, &sig), Ok(()));
     }
 
     #[test]

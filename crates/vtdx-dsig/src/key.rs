@@ -586,8 +586,15 @@ fn der_integer(out: &mut Vec<u8>, v: &[u8]) {
 
 /// Decodes base64 as XML Signature writes it: white space anywhere is ignored.
 pub(crate) fn decode_base64(text: &str) -> Option<Vec<u8>> {
-    let clean: Vec<u8> = text.bytes().filter(|b| !b" \t\r\n".contains(b)).collect();
-    base64::engine::general_purpose::STANDARD.decode(clean).ok()
+    let engine = &base64::engine::general_purpose::STANDARD;
+    // White space is not base64: when the text decodes as it stands it has none (a
+    // SignatureValue, a DigestValue, a token on one line); else the white space is
+    // removed and the rest decoded, the result either way.
+    if let Ok(v) = engine.decode(text) {
+        return Some(v);
+    }
+    let clean: Vec<u8> = text.bytes().filter(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')).collect();
+    engine.decode(clean).ok()
 }
 
 #[cfg(test)]

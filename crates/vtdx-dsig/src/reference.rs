@@ -16,9 +16,12 @@ use crate::signature::{Reference, Transform};
 
 /// The ID-like attributes of a document, by value: `Id`, `ID`, `id` (no
 /// namespace), `wsu:Id`, `xml:id` and attributes the internal subset
-/// declares with type ID. Built once per verification.
+/// declares with type ID; and where its comments are. Built once per
+/// verification, in one pass over the tape ([`IdIndex::scan`]).
 pub(crate) struct IdIndex<'d> {
     map: HashMap<String, (Node<'d>, usize)>,
+    /// The comment records of the tape, in order (their word indexes).
+    comments: Vec<u32>,
 }
 
 pub(crate) fn is_id_like(a: &Node<'_>) -> bool {
@@ -32,37 +35,81 @@ pub(crate) fn is_id_like(a: &Node<'_>) -> bool {
     }
 }
 
+/// The symbols of the expanded names `wanted` (namespace, local name), each with its index in `wanted`.
+fn wanted_syms(doc: &Document<'_>, wanted: &[(&str, &str)]) -> Vec<(vtdx_core::Sym, usize)> {
+    let names = doc.names();
+    wanted
+        .iter()
+        .enumerate()
+        .flat_map(|(k, (ns, local))| names.syms_matching(Some(ns), Some(local)).into_iter().map(move |s| (s, k)))
+        .collect()
+}
+
 impl<'d> IdIndex<'d> {
     pub(crate) fn new(doc: &'d Document<'d>) -> IdIndex<'d> {
-        // One pass over the tape's attribute records, judging each name once: by
-        // symbol, `Id`/`ID`/`id`, `wsu:Id` and `xml:id` are ID-like; with a DTD an
-        // attribute may also be declared ID (or be defaulted), which the `Node`
-        // asks the DTD about.
+        Self::scan(doc, &[]).0
+    }
+
+    /// The index, and the elements of `doc` whose expanded name is one of `wanted`
+    /// as [`elements_named`] finds them, from one pass over the tape's records.
+    pub(crate) fn scan(doc: &'d Document<'d>, wanted: &[(&str, &str)]) -> (IdIndex<'d>, Vec<(usize, Node<'d>)>) {
+        // By symbol, `Id`/`ID`/`id`, `wsu:Id` and `xml:id` are ID-like; with a DTD any
+        // attribute may also be declared ID (or be defaulted), which the `Node` asks
+        // the DTD about. The names are judged once per symbol, into `flags`; the loop
+        // over the records then stops only at a record whose symbol is flagged or that
+        // is a comment (a `match` on each record's kind costs a mispredicted indirect
+        // jump per record: element and attribute records alternate irregularly).
+        const WANTED: u8 = 1;
+        const ID_NAME: u8 = 2;
+        const DTD_ID: u8 = 4;
         let tape = Tape::of(doc);
         let names = doc.names();
         let with_dtd = doc.dtd().is_some();
-        // per symbol: 0 not judged yet, 1 not ID-like by name, 2 ID-like
-        let mut by_name: Vec<u8> = vec![0; names.sym_count()];
+        let syms = wanted_syms(doc, wanted);
+        let mut flags: Vec<u8> = names
+            .syms()
+            .map(|sym| {
+                let named =
+                    matches!((names.ns_uri(sym), names.local(sym)), ("", "Id" | "ID" | "id") | (WSU_NS, "Id") | (XML_NAMESPACE, "id"));
+                if named {
+                    ID_NAME
+                } else if with_dtd {
+                    DTD_ID
+                } else {
+                    0
+                }
+            })
+            .collect();
+        for (s, _) in &syms {
+            if let Some(f) = flags.get_mut(s.index()) {
+                *f |= WANTED;
+            }
+        }
+        let mut found = Vec::new();
         let mut map: HashMap<String, (Node<'d>, usize)> = HashMap::new();
-        let mut element = None;
+        let mut comments = Vec::new();
+        let mut element: Option<RecordId> = None;
         let mut r = RecordId::new(0);
         let end = tape.end();
         while r < end {
-            let kind = tape.kind(r);
-            match kind {
-                RecordKind::Element => element = Some(r),
-                RecordKind::Attribute | RecordKind::AttributeDefault => {
-                    let sym = tape.symbol(r);
-                    let judged = &mut by_name[sym.index()];
-                    if *judged == 0 {
-                        let named = matches!(
-                            (names.ns_uri(sym), names.local(sym)),
-                            ("", "Id" | "ID" | "id") | (WSU_NS, "Id") | (XML_NAMESPACE, "id")
-                        );
-                        *judged = if named { 2 } else { 1 };
+            let is_element = tape.is_element(r);
+            if is_element {
+                element = Some(r);
+            }
+            let f = flags.get(tape.symbol(r).index()).copied().unwrap_or(0);
+            if f != 0 || tape.is_kind(r, RecordKind::Comment) {
+                match tape.kind(r) {
+                    RecordKind::Element if f & WANTED != 0 => {
+                        let s = tape.symbol(r);
+                        if let Some(&(_, k)) = syms.iter().find(|(x, _)| *x == s) {
+                            if let Some(n) = doc.node_at_record(r.word()) {
+                                found.push((k, n));
+                            }
+                        }
                     }
-                    if *judged == 2 || with_dtd {
-                        let by_name = *judged == 2;
+                    RecordKind::Comment => comments.push(r.word()),
+                    RecordKind::Attribute | RecordKind::AttributeDefault if f & (ID_NAME | DTD_ID) != 0 => {
+                        let by_name = f & ID_NAME != 0;
                         if let Some(e) = element.and_then(|e: RecordId| doc.node_at_record(e.word())) {
                             let a = e.attributes().find(|a| RecordId::of(a) == Some(r));
                             if let Some(a) = a.filter(|a| by_name || a.is_id()) {
@@ -71,12 +118,12 @@ impl<'d> IdIndex<'d> {
                             }
                         }
                     }
+                    _ => {}
                 }
-                _ => {}
             }
             r = tape.after_record(r);
         }
-        IdIndex { map }
+        (IdIndex { map, comments }, found)
     }
 
     /// The element with ID `id`; `DuplicateId` when two ID-like attributes carry it.
@@ -87,6 +134,18 @@ impl<'d> IdIndex<'d> {
             None => Err(ErrorKind::IdNotFound(id.into())),
         }
     }
+
+    /// Does the subtree of `apex` (a node of the indexed document; the whole
+    /// document for the root) hold a comment? A binary search of the comment records.
+    pub(crate) fn has_comment(&self, apex: Node<'_>) -> bool {
+        let tape = Tape::of(apex.document());
+        let (r, end) = match RecordId::of(&apex) {
+            Some(r) => (r, tape.subtree_end(r)),
+            None => tape.root_child_range(),
+        };
+        let i = self.comments.partition_point(|&c| c < r.word());
+        self.comments.get(i).is_some_and(|&c| c < end.word())
+    }
 }
 
 /// The elements of `doc` whose expanded name is one of `wanted` (namespace,
@@ -94,12 +153,7 @@ impl<'d> IdIndex<'d> {
 /// are looked up once, then the tape's element records are compared by symbol
 /// (no `Node` and no name string per element).
 pub(crate) fn elements_named<'d>(doc: &'d Document<'d>, wanted: &[(&str, &str)]) -> Vec<(usize, Node<'d>)> {
-    let names = doc.names();
-    let syms: Vec<(vtdx_core::Sym, usize)> = wanted
-        .iter()
-        .enumerate()
-        .flat_map(|(k, (ns, local))| names.syms_matching(Some(ns), Some(local)).into_iter().map(move |s| (s, k)))
-        .collect();
+    let syms = wanted_syms(doc, wanted);
     let mut out = Vec::new();
     if syms.is_empty() {
         return out;

@@ -3,7 +3,6 @@
 use std::ops::Range;
 
 use vtdx_c14n::xpath::XPathNodeSet;
-use vtdx_core::tape::{RecordId, RecordKind, Tape};
 use vtdx_core::{Document, Node, NodeKind};
 
 use crate::alg::{DigestAlgorithm, SignatureAlgorithm, DSIG_NS};
@@ -14,7 +13,7 @@ use crate::keyinfo;
 use crate::reference::{self, Coverage, IdIndex};
 use crate::signature;
 use crate::trust::TrustStore;
-use crate::wss::SoapMessage;
+use crate::wss::{SoapMessage, SOAP_ELEMENTS};
 
 /// Where the verifying keys come from: always the caller. A `KeyInfo` in the
 /// message may pick among these keys, never add one.
@@ -268,7 +267,11 @@ impl Verifier {
     /// [`crate::VerifyConfigBuilder::require_timestamp`] is on.
     pub fn verify<'d>(&self, doc: &'d Document<'d>) -> Result<Verified<'d>, Error> {
         let cfg = &self.config;
-        let soap = if cfg.soap_checks { SoapMessage::parse(doc)? } else { None };
+        // one pass over the tape: the IDs, the comments, the SOAP Envelopes and Bodies
+        // (indexes 0..4) and the Signatures (index 4)
+        let wanted = [SOAP_ELEMENTS[0], SOAP_ELEMENTS[1], SOAP_ELEMENTS[2], SOAP_ELEMENTS[3], (DSIG_NS, "Signature")];
+        let (ids, found) = IdIndex::scan(doc, &wanted);
+        let soap = if cfg.soap_checks { SoapMessage::parse_from(doc, Some(&found))? } else { None };
         if let Some(m) = &soap {
             m.check_must_understand(self.config.decrypts_after)?;
             m.check_timestamp(cfg.now(), cfg.max_clock_skew)?;
@@ -276,7 +279,7 @@ impl Verifier {
                 return Err(ErrorKind::TimestampRequired("a wsu:Timestamp is required in the wsse:Security header").into());
             }
         }
-        let sigs = Self::signatures(doc);
+        let sigs: Vec<Node<'d>> = found.iter().filter(|(k, _)| *k == SOAP_ELEMENTS.len()).map(|&(_, e)| e).collect();
         if sigs.is_empty() {
             return Err(ErrorKind::NoSignature.into());
         }
@@ -286,7 +289,6 @@ impl Verifier {
                 sigs[self.config.max_signatures].range().start,
             ));
         }
-        let ids = IdIndex::new(doc);
         let mut out = Vec::with_capacity(sigs.len());
         for s in sigs {
             out.push(self.verify_one(doc, s, &ids)?);
@@ -388,7 +390,7 @@ impl Verifier {
             }
             if cfg.reject_split_text {
                 if let Coverage::Tree { apex, comments: false, excluded } = &coverage {
-                    check_split_text(*apex, excluded).map_err(|e| e.or_at(r.node.range().start))?;
+                    check_split_text(*apex, excluded, ids).map_err(|e| e.or_at(r.node.range().start))?;
                 }
             }
             refs.push(VerifiedReference {
@@ -421,8 +423,8 @@ fn rsa_bits(k: &KeyMaterial) -> Option<usize> {
 }
 
 /// A comment with text on both sides, in content whose digest left comments out.
-fn check_split_text(apex: Node<'_>, excluded: &[Node<'_>]) -> Result<(), Error> {
-    if !has_comment(apex) {
+fn check_split_text(apex: Node<'_>, excluded: &[Node<'_>], ids: &IdIndex<'_>) -> Result<(), Error> {
+    if !ids.has_comment(apex) {
         return Ok(());
     }
     let textual = |n: Option<Node<'_>>| n.is_some_and(|n| matches!(n.kind(), NodeKind::Text | NodeKind::CData));
@@ -441,21 +443,4 @@ fn check_split_text(apex: Node<'_>, excluded: &[Node<'_>]) -> Result<(), Error> 
         }
     }
     Ok(())
-}
-
-/// Does the subtree of `apex` (the whole document for the root) hold a comment?
-/// A look at the kinds of its records, not a scan of its bytes.
-fn has_comment(apex: Node<'_>) -> bool {
-    let tape = Tape::of(apex.document());
-    let (mut r, end) = match RecordId::of(&apex) {
-        Some(r) => (r, tape.subtree_end(r)),
-        None => tape.root_child_range(),
-    };
-    while r < end {
-        if tape.is_kind(r, RecordKind::Comment) {
-            return true;
-        }
-        r = tape.after_record(r);
-    }
-    false
 }

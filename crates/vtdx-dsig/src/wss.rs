@@ -90,6 +90,11 @@ pub struct SoapMessage<'d> {
     pub timestamp: Option<Node<'d>>,
 }
 
+/// The elements whose number [`SoapMessage::parse`] checks, anywhere in the document:
+/// even indexes the Envelopes, odd the Bodies.
+pub(crate) const SOAP_ELEMENTS: [(&str, &str); 4] =
+    [(SOAP11_NS, "Envelope"), (SOAP11_NS, "Body"), (SOAP12_NS, "Envelope"), (SOAP12_NS, "Body")];
+
 pub(crate) fn is(n: &Node<'_>, ns: &str, local: &str) -> bool {
     n.is_element() && n.local_name() == local && n.namespace_uri() == Some(ns)
 }
@@ -116,6 +121,13 @@ impl<'d> SoapMessage<'d> {
     /// the document: a second one is a wrapping set-up), at most one Security
     /// header per actor/role. `Ok(None)` when the document is not SOAP.
     pub fn parse(doc: &'d Document<'d>) -> Result<Option<SoapMessage<'d>>, Error> {
+        Self::parse_from(doc, None)
+    }
+
+    /// [`SoapMessage::parse`], given the elements named in [`SOAP_ELEMENTS`] (the
+    /// indexes of that list; entries with other indexes are ignored) when the caller
+    /// has found them already, in document order, as `elements_named` does.
+    pub(crate) fn parse_from(doc: &'d Document<'d>, found: Option<&[(usize, Node<'d>)]>) -> Result<Option<SoapMessage<'d>>, Error> {
         let env = doc.root_element();
         let Some(version) = SoapVersion::of(env).filter(|_| env.local_name() == "Envelope") else { return Ok(None) };
         if doc.dtd().is_some() || has_doctype(doc) {
@@ -123,8 +135,15 @@ impl<'d> SoapMessage<'d> {
         }
         let ns = version.namespace();
         let (mut envelopes, mut bodies) = (0usize, Vec::new());
-        let wanted = [(SOAP11_NS, "Envelope"), (SOAP11_NS, "Body"), (SOAP12_NS, "Envelope"), (SOAP12_NS, "Body")];
-        for (k, e) in crate::reference::elements_named(doc, &wanted) {
+        let scanned;
+        let found = match found {
+            Some(f) => f,
+            None => {
+                scanned = crate::reference::elements_named(doc, &SOAP_ELEMENTS);
+                &scanned[..]
+            }
+        };
+        for &(k, e) in found.iter().filter(|(k, _)| *k < SOAP_ELEMENTS.len()) {
             if k % 2 == 0 {
                 envelopes += 1;
             } else {
