@@ -138,7 +138,6 @@ pub fn run(a: QueryArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
             }
         };
         let mut ctx = Context::new(&doc);
-        ctx.set_parallel(true);
         for (uri, local, value) in &vars {
             ctx.set_variable_ns(uri, local, value.clone());
         }
