@@ -435,6 +435,27 @@ impl<'d> Tape<'d> {
         }
     }
 
+    /// A record start in `lo..hi` (a run of whole records: a subtree's
+    /// descendants, the document's records, or a split parse's second half) at
+    /// or just past its middle word, for cutting a scan of those records in
+    /// two: the walk steps over whole sibling subtrees and goes down into the
+    /// one that holds the middle. `None` when no record but the first starts
+    /// there.
+    pub fn record_near_middle(&self, lo: RecordId, hi: RecordId) -> Option<RecordId> {
+        let mid = lo.0 + (hi.0 - lo.0) / 2;
+        let mut j = lo;
+        while j < hi {
+            if j.0 >= mid {
+                return (j > lo).then_some(j);
+            }
+            let past = if self.is_attribute(j) { self.after_record(j) } else { self.subtree_end(j) };
+            // into the subtree that holds the middle (past an element's own
+            // record: its attributes, then its children), else over it
+            j = if past.0 > mid { self.after_record(j) } else { past };
+        }
+        None
+    }
+
     /// The parent element of an element, comment, PI or CDATA record; `None`
     /// at the top level (the document node is the parent).
     #[inline(always)]
@@ -633,6 +654,38 @@ mod tests {
 
     fn r(w: u32) -> RecordId {
         RecordId::new(w)
+    }
+
+    /// `record_near_middle` gives a record start (one the record-by-record walk
+    /// of `after_record` meets) at or past the middle and inside the range, for
+    /// every subtree of a document with attributes, comments, nesting and runs
+    /// of siblings.
+    #[test]
+    fn record_near_middle_is_a_record_start() {
+        let mut xml = String::from("<r a='1'>");
+        for i in 0..40 {
+            xml.push_str(&format!("<g n='{i}'><!--c-->{}<x/></g>", "<i b='2'>t</i>".repeat(i % 7)));
+        }
+        xml.push_str("</r>");
+        let doc = Document::parse(xml.as_bytes()).unwrap();
+        let t = Tape::of(&doc);
+        let mut starts = Vec::new();
+        let mut j = r(0);
+        while j < t.end() {
+            starts.push(j);
+            j = t.after_record(j);
+        }
+        let mut checked = 0;
+        for &e in starts.iter().filter(|&&e| t.is_element(e)) {
+            let (lo, hi) = (t.attributes_start(e), t.next(e));
+            if let Some(m) = t.record_near_middle(lo, hi) {
+                assert!(starts.contains(&m), "{m:?} is not a record start");
+                assert!(m > lo && m < hi && m.word() >= lo.word() + (hi.word() - lo.word()) / 2, "{m:?} outside {lo:?}..{hi:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 40, "{checked}");
+        assert!(starts.contains(&t.record_near_middle(r(0), t.end()).unwrap()));
     }
 
     #[test]

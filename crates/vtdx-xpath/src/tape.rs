@@ -135,25 +135,9 @@ impl<'d> Tape<'d> {
         self.doc.bare_leaf_bytes(RecordId::new(e))
     }
 
-    /// A record start in `lo..hi` (a run of whole records: a subtree's
-    /// descendants, or the document's) at or just past its middle word, for
-    /// cutting a scan of those records in two: the walk steps over whole
-    /// sibling subtrees and goes down into the one that holds the middle.
-    /// `None` when no record but the first starts there.
+    /// [`tape::Tape::record_near_middle`] of the records `lo..hi`.
     pub fn record_near_middle(&self, (lo, hi): (u32, u32)) -> Option<u32> {
-        let t = self.t;
-        let mid = lo + (hi - lo) / 2;
-        let (mut j, end) = (RecordId::new(lo), RecordId::new(hi));
-        while j < end {
-            if j.word() >= mid {
-                return (j.word() > lo).then_some(j.word());
-            }
-            let past = if t.is_attribute(j) { t.after_record(j) } else { t.subtree_end(j) };
-            // into the subtree that holds the middle (past an element's own
-            // record: its attributes, then its children), else over it
-            j = if past.word() > mid { t.after_record(j) } else { past };
-        }
-        None
+        self.t.record_near_middle(RecordId::new(lo), RecordId::new(hi)).map(RecordId::word)
     }
 
     /// Calls `f` with each element record in `range` (a subtree) whose symbol

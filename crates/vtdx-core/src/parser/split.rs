@@ -329,7 +329,13 @@ impl Run<'_> {
         };
         let src = &h.tape[..cut_len];
         // a large second half is renumbered by two threads, cut at a record
-        let cut_at = if cut_len >= parallel_min(PARALLEL_JOIN_WORDS) { record_near_middle(src) } else { None };
+        let cut_at = if cut_len >= parallel_min(PARALLEL_JOIN_WORDS) {
+            // (the second half's own word indices: whole subtrees at its top level)
+            let t = crate::tape::Tape::new(src);
+            t.record_near_middle(crate::tape::RecordId::new(0), t.end()).map(|r| r.as_usize())
+        } else {
+            None
+        };
         self.tape.extend_from_slice(src);
         let dst = &mut self.tape[base..];
         let renumber = !smap.is_empty();
@@ -392,29 +398,6 @@ impl Run<'_> {
 /// A second half of this many tape words or more (a document of about 2 MB)
 /// is renumbered into the first by two threads (any size while a test splits).
 const PARALLEL_JOIN_WORDS: usize = 1 << 18;
-
-/// A record start near the middle of a second half's tape (its own word
-/// indices: the records of the stand-ins' content, whole subtrees at its top
-/// level), found by stepping over sibling subtrees and into the one that
-/// holds the middle; `None` when only the first record starts before it.
-fn record_near_middle(tape: &[u32]) -> Option<usize> {
-    let mid = tape.len() / 2;
-    let mut j = 0;
-    while j < tape.len() {
-        if j >= mid {
-            return (j > 0).then_some(j);
-        }
-        let kind = kind_of(tape[j]);
-        let own = match kind {
-            K_ELEM => ELEM_WORDS,
-            K_ATTR | K_NSDECL | K_ATTR_DEFAULT | K_NSDECL_DEFAULT => ATTR_WORDS,
-            _ => LEAF_WORDS,
-        } as usize;
-        let past = if kind == K_ELEM { tape[j + 2] as usize } else { j + own };
-        j = if past > mid { j + own } else { past };
-    }
-    None
-}
 
 /// Parses `t` from `cut` (a `<`) to the end as the second half.
 #[allow(clippy::too_many_arguments)]

@@ -192,23 +192,22 @@ impl<'a, 'd> Eval<'a, 'd> {
     fn frontier_step(&self, step: &'a Step, cur: &[u32], shape: Shape, out: &mut Vec<u32>) -> Result<Shape> {
         let tape = self.tape;
         match step.axis {
-            Axis::Child if step.preds.is_empty() && self.ctx.parallel && cur.len() >= PARALLEL_MIN_NODES => {
-                // the child elements of the first half of the frontier here, of the
-                // second half on another thread, joined in order
-                let (a, b) = self.halves(cur.len(), PARALLEL_MIN_NODES, |ev: &Eval<'_, 'd>, range: Range<usize>| {
-                    let mut v = Vec::new();
-                    ev.frontier_children(step, &cur[range], &mut v);
-                    Ok(v)
-                })?;
-                out.extend_from_slice(&a);
-                out.extend(b.into_iter().flatten());
-                if !shape.antichain {
-                    out.sort_unstable();
-                }
-                Ok(shape)
-            }
             Axis::Child if step.preds.is_empty() => {
-                self.frontier_children(step, cur, out);
+                if self.ctx.parallel && cur.len() >= PARALLEL_MIN_NODES {
+                    // the child elements of the first half of the frontier here, of
+                    // the second half on another thread, joined in order
+                    let (a, b) = self.halves(cur.len(), PARALLEL_MIN_NODES, |ev: &Eval<'_, 'd>, range: Range<usize>| {
+                        let mut v = Vec::new();
+                        ev.frontier_children(step, &cur[range], &mut v);
+                        Ok(v)
+                    })?;
+                    out.extend_from_slice(&a);
+                    out.extend(b.into_iter().flatten());
+                } else {
+                    self.frontier_children(step, cur, out);
+                }
+                // children of unrelated nodes come out in document order; under
+                // an ancestor they may come before its descendants' children
                 if !shape.antichain {
                     out.sort_unstable();
                 }
