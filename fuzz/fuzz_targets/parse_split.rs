@@ -1,7 +1,8 @@
 //! A document parsed in two halves (`ParseOptions::parallel_parse`, cut at a place
 //! the input chooses) gives exactly what one pass gives: the same index, names
 //! and error (kind, offset, line, column), whatever the cut, with the UTF-8 and
-//! `Char` check made in the halves or before.
+//! `Char` check made in the halves or before; and a check (`Parser::check`, whose
+//! halves are not joined into one index) gives one pass's verdict and error.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -22,6 +23,16 @@ fuzz_target!(|data: &[u8]| {
     vtdx_core::__force_split(Some((at, warm as usize)));
     let mut parser = Parser::with_options(split);
     let r = parser.parse(doc);
+    let checked = parser.check(doc);
     vtdx_core::__force_split(None);
     assert_eq!(outcome(&r), one_pass, "a split parse (cut from {at}, warm-up {warm}) differs from one pass");
+    let want = match &r {
+        Ok(_) => "OK".to_string(),
+        Err(_) => one_pass,
+    };
+    let got = match checked {
+        Ok(()) => "OK".to_string(),
+        Err(e) => format!("ERR {:?} @{} {}:{}", e.kind(), e.offset(), e.line(), e.column()),
+    };
+    assert_eq!(got, want, "a split check (cut from {at}, warm-up {warm}) differs from one pass");
 });

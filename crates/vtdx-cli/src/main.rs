@@ -319,6 +319,29 @@ pub(crate) fn parse_input(parser: &mut Parser, path: &Path) -> io::Result<Result
     Ok(parser.parse_owned(v))
 }
 
+/// [`parse_input`] for a command that only needs the verdict (`check`): the same
+/// inputs, the same errors, but a plain file is checked without an index being
+/// assembled ([`Parser::check`]).
+fn check_input(parser: &mut Parser, path: &Path) -> io::Result<Result<(), vtdx::Error>> {
+    let meta = if path.as_os_str() == "-" { None } else { Some(std::fs::metadata(path)?) };
+    let plain = match &meta {
+        Some(m) => m.is_file() && !pack::is_packed_file(path),
+        None => false,
+    };
+    if !plain {
+        return Ok(parse_input(parser, path)?.map(|d| parser.recycle(d)));
+    }
+    if meta.as_ref().is_some_and(|m| m.len() >= MMAP_MIN_BYTES) {
+        #[allow(unsafe_code)]
+        // SAFETY: as for `parse_file_mmap` in `parse_input`: the file must stay
+        // unchanged while it is mapped, for the check only.
+        if let Ok(r) = unsafe { parser.check_file_mmap(path) } {
+            return Ok(r);
+        }
+    }
+    Ok(parser.check(&std::fs::read(path)?))
+}
+
 /// [`parse_input`] for a command that takes one document: the document, or the exit
 /// status once the problem is reported (1: not well-formed, 2: cannot be read).
 pub(crate) fn load_one(parser: &mut Parser, path: &Path) -> Result<Document<'static>, ExitCode> {
@@ -371,8 +394,8 @@ fn run(cli: Cli) -> io::Result<ExitCode> {
             let mut all_ok = true;
             let mut io_failed = false;
             for f in &files {
-                match parse_input(&mut parser, f) {
-                    Ok(Ok(doc)) => parser.recycle(doc),
+                match check_input(&mut parser, f) {
+                    Ok(Ok(())) => {}
                     Ok(Err(e)) => {
                         all_ok = false;
                         if !quiet {

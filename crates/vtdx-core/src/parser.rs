@@ -168,6 +168,9 @@ struct State {
     check_error: Option<Error>,
     /// The second half's tape, kept for the next split parse.
     second_tape: Vec<u32>,
+    /// The run only checks the document ([`Parser::check`]): its index is thrown
+    /// away, so a split parse does not copy the second half's records into it.
+    check_only: bool,
     /// The state of a parse split in two halves (`split.rs`); all off otherwise.
     split: split::SplitState,
 }

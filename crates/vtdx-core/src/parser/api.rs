@@ -214,8 +214,62 @@ impl Parser {
         drop(doc.names);
     }
 
+    /// Checks that `input` is well-formed XML (and namespace-well-formed unless the
+    /// options turn namespaces off), under this parser's options and limits: the
+    /// verdict and the error [`Parser::parse`] gives, without a document. What a
+    /// check saves is the index's assembly: the two halves of a large input, parsed on
+    /// two threads, are checked against each other but not joined into one index.
+    /// A parser with a template cache parses in full (and teaches the cache).
+    ///
+    /// ```
+    /// let mut parser = vtdx_core::Parser::new();
+    /// assert!(parser.check(b"<a><b/></a>").is_ok());
+    /// let e = parser.check(b"<a><b></a>").unwrap_err();
+    /// assert_eq!((e.line(), e.column()), (1, 8));
+    /// ```
+    pub fn check(&mut self, input: &[u8]) -> Result<(), Error> {
+        self.check_bytes(Bytes::Borrowed(input))
+    }
+
+    /// [`Parser::check`] of a memory-mapped file (see [`Parser::parse_file_mmap`]).
+    /// The outer `Result` is the I/O error.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Parser::parse_file_mmap`]: the file must not be modified or truncated
+    /// while the check runs.
+    #[cfg(feature = "mmap")]
+    #[allow(unsafe_code)]
+    pub unsafe fn check_file_mmap(&mut self, path: &std::path::Path) -> std::io::Result<Result<(), Error>> {
+        let f = std::fs::File::open(path)?;
+        if f.metadata()?.len() == 0 {
+            return Ok(self.check(b""));
+        }
+        // SAFETY: as in `parse_file_mmap`: the file unchanged while mapped is this
+        // function's own precondition; the mapping is read-only.
+        let m = unsafe { memmap2::Mmap::map(&f)? };
+        Ok(self.check_bytes(Bytes::Mapped(m)))
+    }
+
+    fn check_bytes(&mut self, source: Bytes<'_>) -> Result<(), Error> {
+        if self.template_cache.is_some() {
+            return self.parse_bytes(source).map(drop);
+        }
+        self.st.check_only = true;
+        let r = self.parse_full(source);
+        self.st.check_only = false;
+        let doc = r?;
+        // the index is incomplete (see `split.rs`): only its allocation is kept
+        if doc.tape.capacity() > self.tape_pool.capacity() {
+            self.tape_pool = doc.tape;
+        }
+        Ok(())
+    }
+
     /// Decodes `source` and scans it into a document.
     fn parse_bytes<'a>(&mut self, source: Bytes<'a>) -> Result<Document<'a>, Error> {
+        // (a check that panicked must not leave its mark on the next parse)
+        self.st.check_only = false;
         let Some(cache) = self.template_cache.clone() else { return self.parse_full(source) };
         let (source, miss) = match cache.lookup(source, &self.opts, &mut self.tape_pool) {
             Ok(doc) => return Ok(doc),
@@ -259,7 +313,7 @@ impl Parser {
         // once this document is gone
         let names = self.names_pool.clone().unwrap_or_default();
         let mut tape = parsed.tape;
-        if !self.recycling {
+        if !self.recycling && !self.st.check_only {
             release_spare(&mut tape);
         }
         Ok(Document {

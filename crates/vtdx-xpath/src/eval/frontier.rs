@@ -144,6 +144,10 @@ impl<'a, 'd> Eval<'a, 'd> {
                 break;
             }
             let size = v.len();
+            if let (PredKind::Filter, Expr::ChildNumCmp(test, op, n), false) = (&p.kind, &p.expr, self.ctx.parallel) {
+                self.retain_child_num_cmp(v, test, *op, *n);
+                continue;
+            }
             match p.kind {
                 PredKind::Index(k) => {
                     let keep = v.get(k.wrapping_sub(1)).copied();
