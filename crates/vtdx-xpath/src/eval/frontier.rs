@@ -144,7 +144,8 @@ impl<'a, 'd> Eval<'a, 'd> {
                 break;
             }
             let size = v.len();
-            if let (PredKind::Filter, Expr::ChildNumCmp(test, op, n), false) = (&p.kind, &p.expr, self.ctx.parallel) {
+            let two_threads = self.ctx.parallel && size >= PARALLEL_MIN_NODES;
+            if let (PredKind::Filter, Expr::ChildNumCmp(test, op, n), false) = (&p.kind, &p.expr, two_threads) {
                 self.retain_child_num_cmp(v, test, *op, *n);
                 continue;
             }
@@ -160,9 +161,14 @@ impl<'a, 'd> Eval<'a, 'd> {
                     v.push(keep);
                 }
                 PredKind::Never => v.clear(),
-                _ if self.ctx.parallel && size >= PARALLEL_MIN_NODES => {
+                _ if two_threads => {
                     let all: &[u32] = v;
                     let (a, b) = self.halves(size, PARALLEL_MIN_NODES, |ev: &Eval<'_, 'd>, range: Range<usize>| {
+                        if let (PredKind::Filter, Expr::ChildNumCmp(test, op, n)) = (&p.kind, &p.expr) {
+                            let mut keep = all[range].to_vec();
+                            ev.retain_child_num_cmp(&mut keep, test, *op, *n);
+                            return Ok(keep);
+                        }
                         let mut keep = Vec::new();
                         for i in range {
                             let r = all[i];
