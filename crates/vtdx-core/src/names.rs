@@ -149,6 +149,12 @@ pub(crate) struct QNameInfo {
     /// the qname of this element's first child last time (`NO_PREFIX` when none).
     pub next_guess: QNameId,
     pub child_guess: QNameId,
+    /// Attribute name prediction on the lean path, tried when the previous start tag
+    /// had another name in the same place: for an element type, the name of its first
+    /// attribute last time; for an attribute, the name of the attribute that followed
+    /// it last time (`NO_PREFIX` when none). A name used both ways shares the field:
+    /// a guess is always checked against the bytes, so a wrong one costs a compare.
+    pub attr_guess: QNameId,
     /// The name's bytes as two words (zero-padded) when it is at most 16 bytes long;
     /// `len == u32::MAX` otherwise (never predicted).
     pub w0: u64,
@@ -273,10 +279,12 @@ pub(crate) fn load16(b: &[u8]) -> (u64, u64) {
 /// variable-length copy and a store-forwarding stall on the hot path.
 #[inline(always)]
 pub(crate) fn load16_at(text: &[u8], pos: usize, len: usize) -> (u64, u64) {
-    match text.get(pos..pos + 16) {
+    match text.get(pos..pos + 16).and_then(|s| <[u8; 16]>::try_from(s).ok()) {
         Some(s) => {
-            let w0 = u64::from_le_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]]);
-            let w1 = u64::from_le_bytes([s[8], s[9], s[10], s[11], s[12], s[13], s[14], s[15]]);
+            // one 16-byte load, split: built byte by byte, the words let LLVM reuse a
+            // byte the caller loaded before and assemble the rest from pieces
+            let x = u128::from_le_bytes(s);
+            let (w0, w1) = (x as u64, (x >> 64) as u64);
             if len >= 16 {
                 (w0, w1)
             } else if len >= 8 {
@@ -503,6 +511,7 @@ impl Names {
             qname_ok: 0,
             next_guess: NO_PREFIX,
             child_guess: NO_PREFIX,
+            attr_guess: NO_PREFIX,
             w0,
             w1,
             len,
