@@ -129,6 +129,17 @@ pub(crate) const NO_PREFIX: QNameId = QNameId(u32::MAX);
 /// No namespace seen yet (`QNameInfo::last_ns` of a new name).
 const NS_UNSET: NsId = NsId(u32::MAX);
 
+/// The byte behind [`EMPTY`].
+static EMPTY_BACKING: [u8; 1] = [0];
+/// The empty namespace name, as [`Names::ns_by_id`] hands it out: an empty `str`
+/// at a real address. (The table's own empty `Box<str>` has a dangling pointer,
+/// which sends every comparison with it through glibc's slow path for zero-length
+/// `memcmp` on an unaligned address.)
+static EMPTY: &str = match std::str::from_utf8(EMPTY_BACKING.split_at(0).0) {
+    Ok(s) => s,
+    Err(_) => "",
+};
+
 #[derive(Debug, Clone)]
 pub(crate) struct QNameInfo {
     /// The name's bytes: `Names::arena[off..off + blen]`.
@@ -589,10 +600,14 @@ impl Names {
     /// The namespace URI of a symbol ("" for none).
     #[inline]
     pub fn ns_uri(&self, s: Sym) -> &str {
-        &self.ns[self.syms[s.index()].ns.index()]
+        self.ns_by_id(self.syms[s.index()].ns)
     }
     /// A namespace URI by id.
+    #[inline]
     pub fn ns_by_id(&self, id: NsId) -> &str {
+        if id == NS_NONE {
+            return EMPTY;
+        }
         &self.ns[id.index()]
     }
     /// The id of a namespace URI if the document uses it.
@@ -809,5 +824,17 @@ mod tests {
         assert_eq!(n.ns_uri(s1), "urn:x");
         assert_eq!(n.syms_matching(Some("urn:x"), Some("item")), vec![s1]);
         assert_eq!(n.syms_with_qname("p:item").len(), 2);
+    }
+
+    #[test]
+    fn the_empty_namespace_name_is_at_a_real_address() {
+        let mut n = Names::new();
+        let q = n.intern_qname(b"item");
+        let s = n.sym(q, NS_NONE).unwrap();
+        for uri in [n.ns_uri(s), n.ns_by_id(NS_NONE)] {
+            assert_eq!(uri, "");
+            // not the dangling pointer of an empty `Box<str>`
+            assert_eq!(uri.as_ptr(), EMPTY_BACKING.as_ptr());
+        }
     }
 }
