@@ -285,6 +285,18 @@ pub(crate) fn load16(b: &[u8]) -> (u64, u64) {
     (u64::from_le_bytes(buf[..8].try_into().unwrap_or([0; 8])), u64::from_le_bytes(buf[8..].try_into().unwrap_or([0; 8])))
 }
 
+/// For each length up to 31 (the index masked with 31, so no bounds check), the mask
+/// that keeps that many low bytes of a 16-byte word (all 16 from 16 on).
+static LOAD16_MASKS: [u128; 32] = {
+    let mut m = [u128::MAX; 32];
+    let mut i = 0;
+    while i < 16 {
+        m[i] = (1u128 << (i * 8)) - 1;
+        i += 1;
+    }
+    m
+};
+
 /// Like [`load16`] for the `len <= 16` bytes at `text[pos..]`, reading the two words
 /// straight from the text (and masking) when 16 bytes are available, which avoids a
 /// variable-length copy and a store-forwarding stall on the hot path.
@@ -292,17 +304,10 @@ pub(crate) fn load16(b: &[u8]) -> (u64, u64) {
 pub(crate) fn load16_at(text: &[u8], pos: usize, len: usize) -> (u64, u64) {
     match text.get(pos..pos + 16).and_then(|s| <[u8; 16]>::try_from(s).ok()) {
         Some(s) => {
-            // one 16-byte load, split: built byte by byte, the words let LLVM reuse a
-            // byte the caller loaded before and assemble the rest from pieces
-            let x = u128::from_le_bytes(s);
-            let (w0, w1) = (x as u64, (x >> 64) as u64);
-            if len >= 16 {
-                (w0, w1)
-            } else if len >= 8 {
-                (w0, w1 & ((1u64 << ((len - 8) * 8)) - 1))
-            } else {
-                (w0 & ((1u64 << (len * 8)) - 1), 0)
-            }
+            // one 16-byte load, masked to `len` bytes by a table (no branches on the
+            // length, which varies name to name) and split
+            let x = u128::from_le_bytes(s) & LOAD16_MASKS[len & 31];
+            (x as u64, (x >> 64) as u64)
         }
         None => load16(&text[pos..pos + len]),
     }
