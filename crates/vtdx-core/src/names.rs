@@ -203,6 +203,9 @@ pub struct Names {
     /// `wsse:BinarySecurityToken`) and `ns_map` (namespace declarations).
     long_cache: Vec<LongEntry>,
     ns_cache: Vec<NsEntry>,
+    /// The namespace declarations the lean path made last, by the declaring
+    /// attribute's name (direct-mapped on its id): see [`Names::declared_again`].
+    pub(crate) decl_memo: [DeclMemo; DECL_MEMO_SIZE],
     /// The document element's start tag as the lean path last accepted it.
     pub(crate) root_tag: Option<Box<RootTag>>,
 }
@@ -241,6 +244,20 @@ struct LongEntry {
 
 const EMPTY_LONG: LongEntry = LongEntry { w: [0; 4], len: u32::MAX, id: QNameId(0) };
 const LONG_CACHE_SIZE: usize = 64;
+
+/// A namespace declaration made on the lean path: the declaring attribute's name
+/// (`xmlns` or `xmlns:p`), the prefix it binds (interned; `NO_PREFIX` for `xmlns`)
+/// and the namespace (never [`NS_NONE`]), which has passed every check a
+/// declaration gets (they depend on the prefix and the name only).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DeclMemo {
+    pub attr: QNameId,
+    pub prefix: QNameId,
+    pub ns: NsId,
+}
+
+const NO_DECL_MEMO: DeclMemo = DeclMemo { attr: NO_PREFIX, prefix: NO_PREFIX, ns: NS_NONE };
+pub(crate) const DECL_MEMO_SIZE: usize = 8;
 
 /// A cached namespace name: its length, first and last 8 bytes (a hint; a hit is
 /// confirmed against the interned name) and id.
@@ -355,6 +372,7 @@ impl Names {
             cache: Vec::new(),
             long_cache: Vec::new(),
             ns_cache: Vec::new(),
+            decl_memo: [NO_DECL_MEMO; DECL_MEMO_SIZE],
             root_tag: None,
         };
         n.reset();
@@ -378,6 +396,7 @@ impl Names {
         self.long_cache.resize(LONG_CACHE_SIZE, EMPTY_LONG);
         self.ns_cache.clear();
         self.ns_cache.resize(NS_CACHE_SIZE, EMPTY_NS);
+        self.decl_memo = [NO_DECL_MEMO; DECL_MEMO_SIZE];
         self.root_tag = None;
         for u in ["", XML_NAMESPACE, XMLNS_NAMESPACE] {
             self.intern_ns(u);
@@ -417,6 +436,16 @@ impl Names {
         };
         self.ns_cache[slot] = NsEntry { head, tail, len: uri.len() as u32, id };
         id
+    }
+
+    /// The namespace the lean path's last declaration by attribute `attr` bound, when
+    /// `uri` (the attribute's value as written) is that namespace's name and has no
+    /// tab, line end or character that needs decoding (so the value is its
+    /// normalized value). The declaration's prefix is in the same memo entry.
+    #[inline]
+    pub(crate) fn declared_again(&self, attr: QNameId, uri: &[u8]) -> Option<NsId> {
+        let m = self.decl_memo[attr.index() % DECL_MEMO_SIZE];
+        (m.attr == attr && self.ns_flags[m.ns.index()] & NS_ATTR_PLAIN != 0 && self.ns[m.ns.index()].as_bytes() == uri).then_some(m.ns)
     }
 
     /// True when namespace `ns` is an absolute URI: it starts with a scheme (RFC 3986

@@ -395,9 +395,16 @@ fn tag_attributes(
             }
             is_decl = aq == q_xmlns || info.prefix == q_xmlns;
             if is_decl {
-                // not when a DTD may type it, or its value needs decoding or normalizing
-                if has_dtd || refs || has_tab_or_line_end(&t[vs..stop]) {
+                // not when a DTD may type it, or its value needs decoding or normalizing;
+                // the declaration this attribute made last time, again (its namespace
+                // in `ns` tells `declare`), needs no look at the value's characters
+                if has_dtd || refs {
                     return None;
+                }
+                match names.declared_again(aq, &t[vs..stop]) {
+                    Some(n) => ans = n,
+                    None if has_tab_or_line_end(&t[vs..stop]) => return None,
+                    None => {}
                 }
                 decls = true;
             } else if info.prefix != NO_PREFIX {
@@ -532,6 +539,15 @@ fn predefined_ref_len(s: &[u8]) -> Option<usize> {
 #[inline(never)]
 fn declare(names: &mut Names, bindings: &mut Vec<Binding>, attrs: &mut [AttrScratch], t: &[u8], q_xml: QNameId, q_xmlns: QNameId) -> bool {
     for a in attrs.iter_mut().filter(|a| a.is_decl) {
+        // made before (`tag_attributes` found the memo; an earlier declaration of this
+        // tag may have taken its slot since)
+        let slot = a.qid.index() % crate::names::DECL_MEMO_SIZE;
+        let m = names.decl_memo[slot];
+        if a.ns != NS_NONE && m.attr == a.qid && m.ns == a.ns {
+            bindings.push(Binding { prefix: m.prefix, ns: m.ns });
+            a.ns = NS_XMLNS;
+            continue;
+        }
         let uri = &t[a.val_start as usize..a.val_end as usize];
         // `xmlns` or `xmlns:prefix`
         let prefix = if a.qid == q_xmlns { NO_PREFIX } else { names.intern_qname(&t[a.name_off as usize + 6..a.name_end as usize]) };
@@ -540,6 +556,9 @@ fn declare(names: &mut Names, bindings: &mut Vec<Binding>, attrs: &mut [AttrScra
             return false;
         }
         let id = if uri.is_empty() { NS_NONE } else { names.intern_ns_bytes(uri) };
+        if id != NS_NONE {
+            names.decl_memo[slot] = crate::names::DeclMemo { attr: a.qid, prefix, ns: id };
+        }
         bindings.push(Binding { prefix, ns: id });
         a.ns = NS_XMLNS;
     }
