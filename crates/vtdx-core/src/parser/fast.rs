@@ -495,12 +495,20 @@ fn attr_name(names: &mut Names, t: &[u8], an: usize, before: QNameId, max_name: 
             return Some((typed, an + len));
         }
     }
-    attr_name_miss(names, t, an, before, max_name)
+    attr_name_miss(names, t, an, before, typed, max_name)
 }
 
-/// [`attr_name`] when no guess holds: the name scanned and interned, and remembered.
+/// [`attr_name`] when no guess holds on words: `typed` when it is a name over 16
+/// bytes (`soap:mustUnderstand`) and its bytes are there, else the name scanned and
+/// interned, and remembered.
 #[inline(never)]
-fn attr_name_miss(names: &mut Names, t: &[u8], an: usize, before: QNameId, max_name: usize) -> Option<(QNameId, usize)> {
+fn attr_name_miss(names: &mut Names, t: &[u8], an: usize, before: QNameId, typed: QNameId, max_name: usize) -> Option<(QNameId, usize)> {
+    if let Some(i) = names.qnames.get(typed.index()).filter(|i| i.len == u32::MAX && i.blen as usize <= max_name) {
+        let (off, len) = (i.off as usize, i.blen as usize);
+        if t.get(an + len) == Some(&b'=') && names.arena.as_bytes().get(off..off + len) == t.get(an..an + len) {
+            return Some((typed, an + len));
+        }
+    }
     let ae = scan_name(t, an)?;
     if ae - an > max_name || t.get(ae) != Some(&b'=') {
         return None;
