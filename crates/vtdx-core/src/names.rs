@@ -129,6 +129,17 @@ pub(crate) const NO_PREFIX: QNameId = QNameId(u32::MAX);
 /// No namespace seen yet (`QNameInfo::last_ns` of a new name).
 const NS_UNSET: NsId = NsId(u32::MAX);
 
+/// The byte behind [`EMPTY`].
+static EMPTY_BACKING: [u8; 1] = [0];
+/// The empty namespace name, as [`Names::ns_by_id`] hands it out: an empty `str`
+/// at a real address. (The table's own empty `Box<str>` has a dangling pointer,
+/// which sends every comparison with it through glibc's slow path for zero-length
+/// `memcmp` on an unaligned address.)
+static EMPTY: &str = match std::str::from_utf8(EMPTY_BACKING.split_at(0).0) {
+    Ok(s) => s,
+    Err(_) => "",
+};
+
 #[derive(Debug, Clone)]
 pub(crate) struct QNameInfo {
     /// The name's bytes: `Names::arena[off..off + blen]`.
@@ -149,6 +160,12 @@ pub(crate) struct QNameInfo {
     /// the qname of this element's first child last time (`NO_PREFIX` when none).
     pub next_guess: QNameId,
     pub child_guess: QNameId,
+    /// Attribute name prediction on the lean path, tried when the previous start tag
+    /// had another name in the same place: for an element type, the name of its first
+    /// attribute last time; for an attribute, the name of the attribute that followed
+    /// it last time (`NO_PREFIX` when none). A name used both ways shares the field:
+    /// a guess is always checked against the bytes, so a wrong one costs a compare.
+    pub attr_guess: QNameId,
     /// The name's bytes as two words (zero-padded) when it is at most 16 bytes long;
     /// `len == u32::MAX` otherwise (never predicted).
     pub w0: u64,
@@ -186,6 +203,9 @@ pub struct Names {
     /// `wsse:BinarySecurityToken`) and `ns_map` (namespace declarations).
     long_cache: Vec<LongEntry>,
     ns_cache: Vec<NsEntry>,
+    /// The namespace declarations the lean path made last, by the declaring
+    /// attribute's name (direct-mapped on its id): see [`Names::declared_again`].
+    pub(crate) decl_memo: [DeclMemo; DECL_MEMO_SIZE],
     /// The document element's start tag as the lean path last accepted it.
     pub(crate) root_tag: Option<Box<RootTag>>,
 }
@@ -224,6 +244,20 @@ struct LongEntry {
 
 const EMPTY_LONG: LongEntry = LongEntry { w: [0; 4], len: u32::MAX, id: QNameId(0) };
 const LONG_CACHE_SIZE: usize = 64;
+
+/// A namespace declaration made on the lean path: the declaring attribute's name
+/// (`xmlns` or `xmlns:p`), the prefix it binds (interned; `NO_PREFIX` for `xmlns`)
+/// and the namespace (never [`NS_NONE`]), which has passed every check a
+/// declaration gets (they depend on the prefix and the name only).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DeclMemo {
+    pub attr: QNameId,
+    pub prefix: QNameId,
+    pub ns: NsId,
+}
+
+const NO_DECL_MEMO: DeclMemo = DeclMemo { attr: NO_PREFIX, prefix: NO_PREFIX, ns: NS_NONE };
+pub(crate) const DECL_MEMO_SIZE: usize = 8;
 
 /// A cached namespace name: its length, first and last 8 bytes (a hint; a hit is
 /// confirmed against the interned name) and id.
@@ -268,22 +302,29 @@ pub(crate) fn load16(b: &[u8]) -> (u64, u64) {
     (u64::from_le_bytes(buf[..8].try_into().unwrap_or([0; 8])), u64::from_le_bytes(buf[8..].try_into().unwrap_or([0; 8])))
 }
 
+/// For each length up to 31 (the index masked with 31, so no bounds check), the mask
+/// that keeps that many low bytes of a 16-byte word (all 16 from 16 on).
+static LOAD16_MASKS: [u128; 32] = {
+    let mut m = [u128::MAX; 32];
+    let mut i = 0;
+    while i < 16 {
+        m[i] = (1u128 << (i * 8)) - 1;
+        i += 1;
+    }
+    m
+};
+
 /// Like [`load16`] for the `len <= 16` bytes at `text[pos..]`, reading the two words
 /// straight from the text (and masking) when 16 bytes are available, which avoids a
 /// variable-length copy and a store-forwarding stall on the hot path.
 #[inline(always)]
 pub(crate) fn load16_at(text: &[u8], pos: usize, len: usize) -> (u64, u64) {
-    match text.get(pos..pos + 16) {
+    match text.get(pos..pos + 16).and_then(|s| <[u8; 16]>::try_from(s).ok()) {
         Some(s) => {
-            let w0 = u64::from_le_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]]);
-            let w1 = u64::from_le_bytes([s[8], s[9], s[10], s[11], s[12], s[13], s[14], s[15]]);
-            if len >= 16 {
-                (w0, w1)
-            } else if len >= 8 {
-                (w0, w1 & ((1u64 << ((len - 8) * 8)) - 1))
-            } else {
-                (w0 & ((1u64 << (len * 8)) - 1), 0)
-            }
+            // one 16-byte load, masked to `len` bytes by a table (no branches on the
+            // length, which varies name to name) and split
+            let x = u128::from_le_bytes(s) & LOAD16_MASKS[len & 31];
+            (x as u64, (x >> 64) as u64)
         }
         None => load16(&text[pos..pos + len]),
     }
@@ -331,6 +372,7 @@ impl Names {
             cache: Vec::new(),
             long_cache: Vec::new(),
             ns_cache: Vec::new(),
+            decl_memo: [NO_DECL_MEMO; DECL_MEMO_SIZE],
             root_tag: None,
         };
         n.reset();
@@ -354,6 +396,7 @@ impl Names {
         self.long_cache.resize(LONG_CACHE_SIZE, EMPTY_LONG);
         self.ns_cache.clear();
         self.ns_cache.resize(NS_CACHE_SIZE, EMPTY_NS);
+        self.decl_memo = [NO_DECL_MEMO; DECL_MEMO_SIZE];
         self.root_tag = None;
         for u in ["", XML_NAMESPACE, XMLNS_NAMESPACE] {
             self.intern_ns(u);
@@ -393,6 +436,16 @@ impl Names {
         };
         self.ns_cache[slot] = NsEntry { head, tail, len: uri.len() as u32, id };
         id
+    }
+
+    /// The namespace the lean path's last declaration by attribute `attr` bound, when
+    /// `uri` (the attribute's value as written) is that namespace's name and has no
+    /// tab, line end or character that needs decoding (so the value is its
+    /// normalized value). The declaration's prefix is in the same memo entry.
+    #[inline]
+    pub(crate) fn declared_again(&self, attr: QNameId, uri: &[u8]) -> Option<NsId> {
+        let m = self.decl_memo[attr.index() % DECL_MEMO_SIZE];
+        (m.attr == attr && self.ns_flags[m.ns.index()] & NS_ATTR_PLAIN != 0 && self.ns[m.ns.index()].as_bytes() == uri).then_some(m.ns)
     }
 
     /// True when namespace `ns` is an absolute URI: it starts with a scheme (RFC 3986
@@ -503,6 +556,7 @@ impl Names {
             qname_ok: 0,
             next_guess: NO_PREFIX,
             child_guess: NO_PREFIX,
+            attr_guess: NO_PREFIX,
             w0,
             w1,
             len,
@@ -580,10 +634,14 @@ impl Names {
     /// The namespace URI of a symbol ("" for none).
     #[inline]
     pub fn ns_uri(&self, s: Sym) -> &str {
-        &self.ns[self.syms[s.index()].ns.index()]
+        self.ns_by_id(self.syms[s.index()].ns)
     }
     /// A namespace URI by id.
+    #[inline]
     pub fn ns_by_id(&self, id: NsId) -> &str {
+        if id == NS_NONE {
+            return EMPTY;
+        }
         &self.ns[id.index()]
     }
     /// The id of a namespace URI if the document uses it.
@@ -800,5 +858,17 @@ mod tests {
         assert_eq!(n.ns_uri(s1), "urn:x");
         assert_eq!(n.syms_matching(Some("urn:x"), Some("item")), vec![s1]);
         assert_eq!(n.syms_with_qname("p:item").len(), 2);
+    }
+
+    #[test]
+    fn the_empty_namespace_name_is_at_a_real_address() {
+        let mut n = Names::new();
+        let q = n.intern_qname(b"item");
+        let s = n.sym(q, NS_NONE).unwrap();
+        for uri in [n.ns_uri(s), n.ns_by_id(NS_NONE)] {
+            assert_eq!(uri, "");
+            // not the dangling pointer of an empty `Box<str>`
+            assert_eq!(uri.as_ptr(), EMPTY_BACKING.as_ptr());
+        }
     }
 }

@@ -1356,14 +1356,10 @@ fn close_record(tape: &mut [u32], rec: u32, end: usize) {
     }
 }
 
-/// Appends a record's words to the tape, inline (`extend` calls out of line here).
+/// Appends a record's words to the tape (one copy; `resize` and a copy wrote each word twice).
 #[inline(always)]
 fn put<const N: usize>(tape: &mut Vec<u32>, words: [u32; N]) {
-    let len = tape.len();
-    tape.resize(len + N, 0);
-    if let Some(dst) = tape.get_mut(len..len + N) {
-        dst.copy_from_slice(&words);
-    }
+    tape.extend_from_slice(&words);
 }
 
 /// `t[a..a + len] == t[b..b + len]` (both in range) without a `memcmp` call for the

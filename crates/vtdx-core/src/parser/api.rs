@@ -465,6 +465,14 @@ impl Parser {
         st.stack.clear();
         st.bindings.clear();
         st.attrs.clear();
+        if st.stack.capacity() == 0 {
+            // a new parser: room for a message's nesting, bindings and attributes in one
+            // allocation each (growing push by push cost a new parser about 550
+            // instructions on a 2 KB SOAP message)
+            st.stack.reserve(32);
+            st.bindings.reserve(16);
+            st.attrs.reserve(16);
+        }
         st.entities.clear();
         st.recent_entities.clear();
         st.markup_refs.clear();

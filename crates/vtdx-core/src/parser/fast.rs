@@ -137,7 +137,7 @@ impl Run<'_> {
                 attrs.clear();
                 (false, false)
             } else {
-                match tag_attributes(&actx, names, attrs, bindings, t, p) {
+                match tag_attributes(&actx, names, attrs, bindings, t, p, qid) {
                     Some((np, e, d)) => {
                         p = np;
                         (e, d)
@@ -325,6 +325,7 @@ struct AttrContext {
 /// A tag without declarations has its attributes' namespaces resolved and their
 /// names checked for uniqueness here (a tag with them, in [`declare`]): skipped
 /// when the names and namespaces are the last accepted tag's (or its first ones), in its order.
+/// `elem` is the element's name, whose `attr_guess` predicts the first attribute's.
 #[inline(never)]
 fn tag_attributes(
     cx: &AttrContext,
@@ -333,6 +334,7 @@ fn tag_attributes(
     bindings: &[Binding],
     t: &[u8],
     mut p: usize,
+    elem: QNameId,
 ) -> Option<(usize, bool, bool)> {
     // `attrs` still holds the previous start tag's attributes: the names to
     // expect in the same places (the tags of a list's items are alike)
@@ -363,7 +365,12 @@ fn tag_attributes(
         // an attribute, after whitespace: name="value"; the name is the one the
         // previous tag had in this place when its bytes and an `=` are here
         let an = p;
-        let (aq, ae) = attr_name(names, t, an, attrs.get(n_attrs).map(|a| a.qid), max_name)?;
+        let guess = attrs.get(n_attrs).map(|a| a.qid);
+        let (aq, ae) = match guess.and_then(|g| Some((g, an + name_here(names, t, an, g)?))) {
+            Some(hit) => hit,
+            // the name before this one in this tag: its `attr_guess` is the next name's
+            None => attr_name(names, t, an, if n_attrs == 0 { elem } else { attrs[n_attrs - 1].qid }, max_name)?,
+        };
         let &q = t.get(ae + 1)?;
         if q != b'"' && q != b'\'' {
             return None;
@@ -388,9 +395,16 @@ fn tag_attributes(
             }
             is_decl = aq == q_xmlns || info.prefix == q_xmlns;
             if is_decl {
-                // not when a DTD may type it, or its value needs decoding or normalizing
-                if has_dtd || refs || has_tab_or_line_end(&t[vs..stop]) {
+                // not when a DTD may type it, or its value needs decoding or normalizing;
+                // the declaration this attribute made last time, again (its namespace
+                // in `ns` tells `declare`), needs no look at the value's characters
+                if has_dtd || refs {
                     return None;
+                }
+                match names.declared_again(aq, &t[vs..stop]) {
+                    Some(n) => ans = n,
+                    None if has_tab_or_line_end(&t[vs..stop]) => return None,
+                    None => {}
                 }
                 decls = true;
             } else if info.prefix != NO_PREFIX {
@@ -456,26 +470,52 @@ fn has_tab_or_line_end(s: &[u8]) -> bool {
     words.remainder().iter().any(is_special)
 }
 
-/// The name of the attribute at `an` and its end, where an `=` must follow: `guess`
-/// (the name the previous start tag had in this place) when its bytes are there,
-/// else the name scanned and interned. `None` when there is no name, it is longer
-/// than `max_name` or no `=` follows (the general path then takes the tag).
+/// The length of the name `g` when its bytes are at `an`, followed by an `=`. Names
+/// over 16 bytes have no words to compare (`len` is u32::MAX): never.
 #[inline(always)]
-fn attr_name(names: &mut Names, t: &[u8], an: usize, guess: Option<QNameId>, max_name: usize) -> Option<(QNameId, usize)> {
-    if let Some(g) = guess {
-        let i = &names.qnames[g.index()];
-        let len = i.len as usize;
-        // names over 16 bytes have no words to compare (`len` is u32::MAX); the name
-        // limit needs no check, a name this document's tags had has passed it
-        if len <= 16 && t.get(an + len) == Some(&b'=') && crate::names::load16_at(t, an, len) == (i.w0, i.w1) {
-            return Some((g, an + len));
+fn name_here(names: &Names, t: &[u8], an: usize, g: QNameId) -> Option<usize> {
+    let i = &names.qnames[g.index()];
+    let len = i.len as usize;
+    (len <= 16 && t.get(an + len) == Some(&b'=') && crate::names::load16_at(t, an, len) == (i.w0, i.w1)).then_some(len)
+}
+
+/// The name of the attribute at `an` and its end, where an `=` must follow, when
+/// the name the previous start tag had in this place is not there (which needs no
+/// check of the name limit: it is a name of this parse): the `attr_guess` of
+/// `before` (the element's name for the first attribute, else the previous
+/// attribute's) when its bytes are there, else the name scanned and interned, which
+/// then becomes that guess. `None` when there is no name, it is longer than
+/// `max_name` or no `=` follows (the general path then takes the tag).
+#[inline(always)]
+fn attr_name(names: &mut Names, t: &[u8], an: usize, before: QNameId, max_name: usize) -> Option<(QNameId, usize)> {
+    let typed = names.qnames[before.index()].attr_guess;
+    // (a parser with other limits may have left the guess in the tables)
+    if typed != NO_PREFIX {
+        if let Some(len) = name_here(names, t, an, typed).filter(|&len| len <= max_name) {
+            return Some((typed, an + len));
+        }
+    }
+    attr_name_miss(names, t, an, before, typed, max_name)
+}
+
+/// [`attr_name`] when no guess holds on words: `typed` when it is a name over 16
+/// bytes (`soap:mustUnderstand`) and its bytes are there, else the name scanned and
+/// interned, and remembered.
+#[inline(never)]
+fn attr_name_miss(names: &mut Names, t: &[u8], an: usize, before: QNameId, typed: QNameId, max_name: usize) -> Option<(QNameId, usize)> {
+    if let Some(i) = names.qnames.get(typed.index()).filter(|i| i.len == u32::MAX && i.blen as usize <= max_name) {
+        let (off, len) = (i.off as usize, i.blen as usize);
+        if t.get(an + len) == Some(&b'=') && names.arena.as_bytes().get(off..off + len) == t.get(an..an + len) {
+            return Some((typed, an + len));
         }
     }
     let ae = scan_name(t, an)?;
     if ae - an > max_name || t.get(ae) != Some(&b'=') {
         return None;
     }
-    Some((names.intern_qname_at(t, an, ae), ae))
+    let q = names.intern_qname_at(t, an, ae);
+    names.qnames[before.index()].attr_guess = q;
+    Some((q, ae))
 }
 
 /// An attribute value quoted with `q` has a `&` at `amp`: the offset of the closing
@@ -507,6 +547,15 @@ fn predefined_ref_len(s: &[u8]) -> Option<usize> {
 #[inline(never)]
 fn declare(names: &mut Names, bindings: &mut Vec<Binding>, attrs: &mut [AttrScratch], t: &[u8], q_xml: QNameId, q_xmlns: QNameId) -> bool {
     for a in attrs.iter_mut().filter(|a| a.is_decl) {
+        // made before (`tag_attributes` found the memo; an earlier declaration of this
+        // tag may have taken its slot since)
+        let slot = a.qid.index() % crate::names::DECL_MEMO_SIZE;
+        let m = names.decl_memo[slot];
+        if a.ns != NS_NONE && m.attr == a.qid && m.ns == a.ns {
+            bindings.push(Binding { prefix: m.prefix, ns: m.ns });
+            a.ns = NS_XMLNS;
+            continue;
+        }
         let uri = &t[a.val_start as usize..a.val_end as usize];
         // `xmlns` or `xmlns:prefix`
         let prefix = if a.qid == q_xmlns { NO_PREFIX } else { names.intern_qname(&t[a.name_off as usize + 6..a.name_end as usize]) };
@@ -515,6 +564,9 @@ fn declare(names: &mut Names, bindings: &mut Vec<Binding>, attrs: &mut [AttrScra
             return false;
         }
         let id = if uri.is_empty() { NS_NONE } else { names.intern_ns_bytes(uri) };
+        if id != NS_NONE {
+            names.decl_memo[slot] = crate::names::DeclMemo { attr: a.qid, prefix, ns: id };
+        }
         bindings.push(Binding { prefix, ns: id });
         a.ns = NS_XMLNS;
     }
