@@ -84,6 +84,8 @@ pub(crate) struct Template {
     pub min_len: usize,
     /// Tape words of the learned message (the usual size of a match).
     pub words: usize,
+    /// The index written in one piece, for a template with no repeated unit.
+    pub flat: Option<matcher::Flat>,
     pub names: Arc<crate::names::Names>,
     pub decl: Option<crate::parser::DeclSpans>,
     pub root: u32,
@@ -143,21 +145,33 @@ impl Template {
         let min_len = ops.iter().map(|o| if let Op::Fixed(b) = o { b.len() } else { 0 }).sum();
         let names = doc.names.clone();
         let steps = compile(&ops).ok()?;
-        let bytes =
-            steps_bytes(&steps) + names.heap_bytes() + tail.len() + std::mem::size_of::<Template>() + matcher::TRIE_BYTES_PER_TEMPLATE;
+        let flat =
+            if steps.iter().any(|s| matches!(s, Step::Repeat(_))) { None } else { Some(matcher::Flat::build(&steps, input, &doc.tape)?) };
+        let bytes = steps_bytes(&steps)
+            + flat.as_ref().map_or(0, matcher::Flat::heap_bytes)
+            + names.heap_bytes()
+            + tail.len()
+            + std::mem::size_of::<Template>()
+            + matcher::TRIE_BYTES_PER_TEMPLATE;
         let t = Template {
             steps: steps.into_boxed_slice(),
             tail,
             min_len,
             words: doc.tape.len(),
+            flat,
             names,
             decl: doc.decl.clone(),
             root: doc.root,
             bytes,
             last_used: AtomicU64::new(0),
         };
-        // the template must give back the index it was learned from, word for word
+        // the template must give back the index it was learned from, word for
+        // word, both ways it can be written (a flat template is written record by
+        // record in a tree with templates that are not)
         let mut tape = Vec::new();
+        if !matcher::run_records(&t, input, &mut tape) || tape != doc.tape {
+            return None;
+        }
         if !matcher::run_template(&t, input, &mut tape) || tape != doc.tape {
             return None;
         }

@@ -28,6 +28,8 @@ fn runs_slots_and_records_of_a_small_message() {
     let slots: Vec<Slot> = t.steps.iter().filter_map(|o| if let Step::Run { slot, .. } = o { Some(*slot) } else { None }).collect();
     assert_eq!(slots, [Slot::Value(b'"'), Slot::Value(b'"'), Slot::Text, Slot::None]);
     let msg = "<po date=\"2026-11-02\">\n  <item n=\"12\">Watering can</item>\n</po>";
+    // no repeated unit: the learned index is copied and its offsets moved
+    assert!(t.flat.is_some());
     assert_eq!(matched(&t, msg), Some(full(msg)));
 }
 
@@ -35,6 +37,8 @@ fn runs_slots_and_records_of_a_small_message() {
 fn repeated_siblings_fold_into_one_unit() {
     let t = learn("<o>\n <i a='1'>x</i>\n <i a='2'>y</i>\n <i a='3'>z</i>\n</o>");
     assert_eq!(t.steps.iter().filter(|o| matches!(o, Step::Repeat(_))).count(), 1);
+    // records are written as the units are matched
+    assert!(t.flat.is_none());
     for n in 1..9 {
         let items: String = (0..n).map(|k| format!("\n <i a='{k}'>{}</i>", "v".repeat(k))).collect();
         let msg = format!("<o>{items}\n</o>");
