@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use crate::index::*;
 
-use super::learn::{Rec, Slot, Step, Template};
+use std::sync::atomic::Ordering::Relaxed;
+
+use super::learn::{Rec, Seen, Slot, Step, Template, SEEN_MISSES};
 
 /// Matching state: the message, where we are, where the current fixed run
 /// started in the message, the innermost open element record, and the tape:
@@ -98,7 +100,7 @@ pub(crate) fn match_flat(steps: &[Step], input: &[u8], tape: &mut Vec<u32>) -> b
 fn run<const FLAT: bool>(steps: &[Step], m: &mut M<'_, '_>) -> bool {
     for step in steps {
         match step {
-            Step::Run { bytes, recs, slot } => {
+            Step::Run { bytes, recs, slot, seen } => {
                 if !eq_at(m.t, m.pos, bytes) {
                     return false;
                 }
@@ -109,7 +111,7 @@ fn run<const FLAT: bool>(steps: &[Step], m: &mut M<'_, '_>) -> bool {
                 } else if !recs.is_empty() && !records(recs, m) {
                     return false;
                 }
-                if !self::slot(*slot, m) {
+                if !(seen_again(*slot, seen, m) || self::slot(*slot, m)) {
                     return false;
                 }
             }
@@ -201,7 +203,13 @@ impl Flat {
                 segs.push(Seg { step: k as u32, base: bases[k], end: patch.len() as u32 });
             }
         }
-        if !open.is_empty() || len as usize != tape.len() || patch.iter().any(|&p| p as usize >= tape.len()) {
+        // what `emit` relies on (it does not check again)
+        if !open.is_empty()
+            || len as usize != tape.len()
+            || patch.iter().any(|&p| p as usize >= tape.len())
+            || segs.iter().any(|s| s.step as usize >= steps.len() || s.end as usize > patch.len())
+            || segs.windows(2).any(|w| w[0].end > w[1].end)
+        {
             return None;
         }
         Some(Flat { tape: tape.into(), segs: segs.into(), patch: patch.into(), steps: steps.len() })
@@ -236,20 +244,46 @@ impl Flat {
         let out = &mut tape[..];
         let mut from = 0;
         for s in self.segs.iter() {
-            let (Some(&at), Some(words)) = (bases.get(s.step as usize), self.patch.get(from..s.end as usize)) else { return false };
-            from = s.end as usize;
-            let d = at.wrapping_sub(s.base);
-            if d != 0 {
-                for &p in words {
-                    // SAFETY: `build` checked that every position in `patch` is
-                    // below the length of `self.tape`, which `out` is a copy of.
-                    let w = unsafe { out.get_unchecked_mut(p as usize) };
-                    *w = w.wrapping_add(d);
+            // SAFETY: `build` checked that every `step` is below the number of
+            // steps (`n`, the length of `bases`), that the `end`s rise and stay
+            // within `patch`, and that every position in `patch` is below the
+            // length of `self.tape`, which `out` is a copy of.
+            unsafe {
+                let d = bases.get_unchecked(s.step as usize).wrapping_sub(s.base);
+                let words = self.patch.get_unchecked(from..s.end as usize);
+                from = s.end as usize;
+                if d != 0 {
+                    for &p in words {
+                        let w = out.get_unchecked_mut(p as usize);
+                        *w = w.wrapping_add(d);
+                    }
                 }
             }
         }
         true
     }
+}
+
+/// Whether the slot at `m.pos` holds the value it held in the learned message
+/// (and ends right after it): then `m.pos` moves past it, with no scan (see
+/// [`Seen`] for why nothing needs checking). A failure is counted.
+#[inline(always)]
+fn seen_again(s: Slot, seen: &Seen, m: &mut M<'_, '_>) -> bool {
+    let Some(v) = &seen.value else { return false };
+    if seen.misses.load(Relaxed) >= SEEN_MISSES {
+        return false;
+    }
+    let end = match s {
+        Slot::None => return false,
+        Slot::Text => b'<',
+        Slot::Value(q) => q,
+    };
+    if eq_at(m.t, m.pos, v) && m.t.get(m.pos + v.len()) == Some(&end) {
+        m.pos += v.len();
+        return true;
+    }
+    seen.misses.store(seen.misses.load(Relaxed).saturating_add(1), Relaxed);
+    false
 }
 
 #[inline(always)]

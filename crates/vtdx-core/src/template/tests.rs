@@ -293,3 +293,31 @@ fn learn_after_one_learns_every_structure() {
     }
     assert_eq!(cache.stats().learned, 200);
 }
+
+#[test]
+fn learned_values_are_tried_first_and_then_scanned() {
+    use super::learn::SEEN_MISSES;
+    use std::sync::atomic::Ordering::Relaxed;
+    let t = learn("<a x='1' y='&amp;'>text</a>");
+    let seen: Vec<Option<&[u8]>> =
+        t.steps.iter().filter_map(|s| if let Step::Run { seen, .. } = s { Some(seen.value.as_deref()) } else { None }).collect();
+    assert_eq!(seen, [Some(&b"1"[..]), Some(b"&amp;"), Some(b"text"), None]);
+    // the learned values, values that start with them, and others: as the parser says
+    for msg in ["<a x='1' y='&amp;'>text</a>", "<a x='12' y='&amp;;'>texts</a>", "<a x='' y=''>t</a>", "<a x='1' y='&amp;'>text&lt;</a>"] {
+        assert_eq!(matched(&t, msg), Some(full(msg)), "{msg}");
+    }
+    for bad in ["<a x='1<' y='&amp;'>text</a>", "<a x='1' y='&amp;&'>text</a>", "<a x='1' y='&amp;'>text]]></a>"] {
+        assert_eq!(matched(&t, bad), None, "{bad}");
+    }
+    // each slot failed its learned value at least once above; past the limit it is only scanned
+    for _ in 0..SEEN_MISSES {
+        assert!(matched(&t, "<a x='2' y='b'>other</a>").is_some());
+    }
+    for s in t.steps.iter() {
+        if let Step::Run { seen: super::learn::Seen { value: Some(_), misses }, .. } = s {
+            assert!(misses.load(Relaxed) >= SEEN_MISSES);
+        }
+    }
+    let msg = "<a x='1' y='&amp;'>text</a>";
+    assert_eq!(matched(&t, msg), Some(full(msg)));
+}
