@@ -321,3 +321,9 @@ fn learned_values_are_tried_first_and_then_scanned() {
     let msg = "<a x='1' y='&amp;'>text</a>";
     assert_eq!(matched(&t, msg), Some(full(msg)));
 }
+
+/// docs/template-cache.md states the memory of a template per step.
+#[test]
+fn a_step_is_64_bytes() {
+    assert_eq!(std::mem::size_of::<Step>(), 64);
+}
