@@ -572,7 +572,7 @@ fn flags16_sse2(w: &[u8; 16], a: u8, b: u8, c: u8) -> u32 {
 
 /// The length of the predefined entity reference `s` starts with (`s[0]` is `&`).
 #[inline]
-fn predefined_ref_len(s: &[u8]) -> Option<usize> {
+pub(crate) fn predefined_ref_len(s: &[u8]) -> Option<usize> {
     [&b"&amp;"[..], b"&lt;", b"&gt;", b"&quot;", b"&apos;"].into_iter().find(|r| s.starts_with(r)).map(<[u8]>::len)
 }
 

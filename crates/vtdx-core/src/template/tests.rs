@@ -327,3 +327,15 @@ fn learned_values_are_tried_first_and_then_scanned() {
 fn a_step_is_64_bytes() {
     assert_eq!(std::mem::size_of::<Step>(), 64);
 }
+
+/// The five predefined entities of XML 1.0 (section 4.6), and nothing else.
+#[test]
+fn predefined_references() {
+    use super::matcher::predefined_ref_len;
+    for (r, n) in [("&lt;", 4), ("&gt;", 4), ("&amp;", 5), ("&apos;", 6), ("&quot;", 6)] {
+        assert_eq!(predefined_ref_len(format!("{r}tail").as_bytes()), Some(n), "{r}");
+    }
+    for r in ["&", "&a", "&am;", "&amp", "&ap;", "&apos", "&lt", "&l;", "&g;", "&quo;", "&Amp;", "&nbsp;", "&#65;", "&e;"] {
+        assert_eq!(predefined_ref_len(r.as_bytes()), None, "{r}");
+    }
+}
