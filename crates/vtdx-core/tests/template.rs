@@ -234,6 +234,30 @@ fn every_offset_of_a_small_message() {
     assert!(hits > 100 && hits < total, "{hits} hits of {total}");
 }
 
+/// The same for a message with no repeated unit (its template writes the
+/// learned index in one piece and moves the offsets; the one above is written
+/// record by record).
+#[test]
+fn every_offset_of_a_small_flat_message() {
+    let opts = ParseOptions::default();
+    let template = "<?xml version='1.0'?><p:m xmlns:p='urn:p' a=\"1\"><!--c--><p:v x='y'>text &amp; more</p:v>\n<p:w x='z'>t</p:w><![CDATA[c]]><?pi d?><e/></p:m>";
+    let (cache, ok) = cache_for(template.as_bytes(), &opts);
+    assert!(ok);
+    let msg = template.replace("text &amp; more", "other").replace("x='z'", "x='zz &lt; z'").into_bytes();
+    let (mut hits, mut total) = (0, 0);
+    for i in 0..msg.len() {
+        for &b in BYTES {
+            for how in [Mutation::Set(i, b), Mutation::Insert(i, b)] {
+                hits += usize::from(compare(&cache, &opts, &mutate(msg.clone(), &how)));
+                total += 1;
+            }
+        }
+        compare(&cache, &opts, &mutate(msg.clone(), &Mutation::Truncate(i)));
+        compare(&cache, &opts, &mutate(msg.clone(), &Mutation::Delete(i)));
+    }
+    assert!(hits > 100 && hits < total, "{hits} hits of {total}");
+}
+
 /// Options are part of a template: a parser with other options does not use it.
 #[test]
 fn templates_are_per_options() {

@@ -94,9 +94,16 @@ impl Group {
     }
 
     /// Whether this message of the key is matched: always, unless the key is cold.
+    ///
+    /// The group's counts (`tick`, `hits`, `misses`) steer heuristics only, so
+    /// they are moved by a load and a store, not a locked read-modify-write: two
+    /// threads counting at once may lose a count, which the heuristics do not
+    /// notice, and a message saves two atomic operations (the cache's counters in
+    /// [`TemplateStats`] stay exact).
     #[inline]
     fn try_match(&self) -> bool {
-        let tick = self.tick.fetch_add(1, Relaxed);
+        let tick = self.tick.load(Relaxed);
+        self.tick.store(tick.wrapping_add(1), Relaxed);
         let (h, m) = (self.hits.load(Relaxed), self.misses.load(Relaxed));
         self.pinned || m < COLD_MIN || m <= h.saturating_mul(COLD_RATIO) || tick % PROBE == 0
     }
@@ -104,7 +111,8 @@ impl Group {
     #[inline]
     fn count(&self, hit: bool) {
         let c = if hit { &self.hits } else { &self.misses };
-        let n = c.fetch_add(1, Relaxed) + 1;
+        let n = c.load(Relaxed) + 1;
+        c.store(n, Relaxed);
         if hit && !self.hit_since_learn.load(Relaxed) {
             self.hit_since_learn.store(true, Relaxed);
         }
@@ -267,7 +275,10 @@ impl Inner {
         let input: &[u8] = &source;
         let key = key_of(input);
         let s = (key as usize) % SHARDS;
-        let (found, learn) = {
+        let (found, learn) = if self.templates.load(Relaxed) == 0 {
+            // nothing to match (a cache that has learned nothing yet): no lock
+            (None, true)
+        } else {
             let shard = self.shards[s].read().unwrap_or_else(|e| e.into_inner());
             match shard.buckets.get(&key).and_then(|gs| gs.iter().find(|g| g.opts == *opts)) {
                 Some(g) => {
@@ -291,7 +302,10 @@ impl Inner {
             c.misses.fetch_add(1, Relaxed);
             return Err((source, Miss { key, learn: learn && self.config.learn_after > 0 }));
         };
-        tpl.last_used.store(self.clock.fetch_add(1, Relaxed), Relaxed);
+        // the LRU clock, moved as the group's counts are (an approximate order is enough)
+        let now = self.clock.load(Relaxed);
+        self.clock.store(now + 1, Relaxed);
+        tpl.last_used.store(now, Relaxed);
         c.hits.fetch_add(1, Relaxed);
         c.bytes_matched.fetch_add(input.len() as u64, Relaxed);
         Ok(Document {

@@ -2,7 +2,7 @@
 //! variable slots and the records the parser wrote, with runs of identical
 //! sibling elements folded into one repeated unit.
 
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, AtomicU8};
 use std::sync::Arc;
 
 use crate::document::Document;
@@ -62,15 +62,47 @@ pub(crate) enum Rec {
 
 /// One step of a matched template: the [`Op`]s compiled so that a fixed run, the
 /// records in it and the slot after it are one step.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Step {
-    /// These bytes exactly (the run starts here), then these records, then the slot.
-    Run { bytes: Box<[u8]>, recs: Box<[Rec]>, slot: Slot },
+    /// These bytes exactly (the run starts here), then these records, then the
+    /// slot, which may first be tried as the learned value.
+    Run { bytes: Box<[u8]>, recs: Box<[Rec]>, slot: Slot, seen: Seen },
     /// A slot with no fixed run before it.
     Slot(Slot),
     /// Zero or more repetitions of a unit (which starts with a `Run`).
     Repeat(Box<[Step]>),
 }
+
+/// The value a slot held in the learned message (when at most [`SEEN_BYTES`]
+/// long). Many slots hold the same bytes in every message of a kind (algorithm
+/// URIs, types, flags); the matcher first tries the slot as these bytes followed
+/// by the byte that ends the slot, and scans it only when that fails. Bytes the
+/// parser accepted as a slot's whole content in the learned message are accepted
+/// in the same slot of any message (what a slot may hold depends on its bytes
+/// alone: no DTD, the same quote or the same element), so no check is skipped.
+/// A slot whose value keeps changing stops being tried after [`SEEN_MISSES`]
+/// failures (an atomic count in the shared template, written only on a failure).
+///
+/// Not part of a step's structure: two steps that differ only here are equal
+/// (the templates of one key share their tree nodes whatever values they learned).
+#[derive(Debug, Default)]
+pub(crate) struct Seen {
+    pub value: Option<Box<[u8]>>,
+    pub misses: AtomicU8,
+}
+
+/// The longest learned value kept for a slot.
+pub(crate) const SEEN_BYTES: usize = 256;
+/// Failures after which a slot's learned value is no longer tried.
+pub(crate) const SEEN_MISSES: u8 = 4;
+
+impl PartialEq for Seen {
+    fn eq(&self, _: &Seen) -> bool {
+        true
+    }
+}
+
+impl Eq for Seen {}
 
 /// A learned template: what a message must look like to be indexed by
 /// [`matcher::run_template`] or a [`matcher::Trie`], and what its document
@@ -84,6 +116,8 @@ pub(crate) struct Template {
     pub min_len: usize,
     /// Tape words of the learned message (the usual size of a match).
     pub words: usize,
+    /// The index written in one piece, for a template with no repeated unit.
+    pub flat: Option<matcher::Flat>,
     pub names: Arc<crate::names::Names>,
     pub decl: Option<crate::parser::DeclSpans>,
     pub root: u32,
@@ -142,22 +176,38 @@ impl Template {
         };
         let min_len = ops.iter().map(|o| if let Op::Fixed(b) = o { b.len() } else { 0 }).sum();
         let names = doc.names.clone();
-        let steps = compile(&ops).ok()?;
-        let bytes =
-            steps_bytes(&steps) + names.heap_bytes() + tail.len() + std::mem::size_of::<Template>() + matcher::TRIE_BYTES_PER_TEMPLATE;
+        let mut steps = compile(&ops).ok()?;
+        let mut at = 0;
+        if !learn_values(&mut steps, input, &mut at, true) || at != input.len() {
+            return None;
+        }
+        let flat =
+            if steps.iter().any(|s| matches!(s, Step::Repeat(_))) { None } else { Some(matcher::Flat::build(&steps, input, &doc.tape)?) };
+        let bytes = steps_bytes(&steps)
+            + flat.as_ref().map_or(0, matcher::Flat::heap_bytes)
+            + names.heap_bytes()
+            + tail.len()
+            + std::mem::size_of::<Template>()
+            + matcher::TRIE_BYTES_PER_TEMPLATE;
         let t = Template {
             steps: steps.into_boxed_slice(),
             tail,
             min_len,
             words: doc.tape.len(),
+            flat,
             names,
             decl: doc.decl.clone(),
             root: doc.root,
             bytes,
             last_used: AtomicU64::new(0),
         };
-        // the template must give back the index it was learned from, word for word
+        // the template must give back the index it was learned from, word for
+        // word, both ways it can be written (a flat template is written record by
+        // record in a tree with templates that are not)
         let mut tape = Vec::new();
+        if !matcher::run_records(&t, input, &mut tape) || tape != doc.tape {
+            return None;
+        }
         if !matcher::run_template(&t, input, &mut tape) || tape != doc.tape {
             return None;
         }
@@ -172,12 +222,58 @@ fn steps_bytes(steps: &[Step]) -> usize {
         .map(|o| {
             std::mem::size_of::<Step>()
                 + match o {
-                    Step::Run { bytes, recs, .. } => bytes.len() + std::mem::size_of_val::<[Rec]>(recs),
+                    Step::Run { bytes, recs, seen, .. } => {
+                        bytes.len() + std::mem::size_of_val::<[Rec]>(recs) + seen.value.as_ref().map_or(0, |v| v.len())
+                    }
                     Step::Repeat(body) => steps_bytes(body),
                     Step::Slot(_) => 0,
                 }
         })
         .sum()
+}
+
+/// Keeps in each step the value its slot holds in `t`, the learned message,
+/// matching from `*at`; not in repeated units (`keep` false), whose values
+/// differ from one unit to the next by the nature of lists, so trying them would
+/// mostly cost a failure.
+fn learn_values(steps: &mut [Step], t: &[u8], at: &mut usize, keep: bool) -> bool {
+    for step in steps {
+        match step {
+            Step::Run { bytes, slot, seen, .. } => {
+                if !t[*at..].starts_with(bytes) {
+                    return false;
+                }
+                *at += bytes.len();
+                let end = match *slot {
+                    Slot::None => continue,
+                    Slot::Text => matcher::scan_text(t, *at),
+                    Slot::Value(q) => matcher::scan_value(t, *at, q),
+                };
+                let Some(end) = end else { return false };
+                seen.value = (keep && end - *at <= SEEN_BYTES).then(|| t[*at..end].into());
+                *at = end;
+            }
+            Step::Slot(s) => {
+                let end = match *s {
+                    Slot::None => Some(*at),
+                    Slot::Text => matcher::scan_text(t, *at),
+                    Slot::Value(q) => matcher::scan_value(t, *at, q),
+                };
+                let Some(end) = end else { return false };
+                *at = end;
+            }
+            Step::Repeat(body) => {
+                let Some(Step::Run { bytes: first, .. }) = body.first() else { return false };
+                let first = first.clone();
+                while t[*at..].starts_with(&first) {
+                    if !learn_values(body, t, at, false) {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    true
 }
 
 /// Compiles ops into steps: each fixed run with the records that follow it and
@@ -208,7 +304,7 @@ fn compile(ops: &[Op]) -> Result<Vec<Step>, Refused> {
                 if slot != Slot::None {
                     i += 1;
                 }
-                steps.push(Step::Run { bytes: b.clone().into_boxed_slice(), recs: recs.into_boxed_slice(), slot });
+                steps.push(Step::Run { bytes: b.clone().into_boxed_slice(), recs: recs.into_boxed_slice(), slot, seen: Seen::default() });
             }
             Op::Text => {
                 steps.push(Step::Slot(Slot::Text));

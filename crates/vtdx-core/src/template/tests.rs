@@ -28,6 +28,8 @@ fn runs_slots_and_records_of_a_small_message() {
     let slots: Vec<Slot> = t.steps.iter().filter_map(|o| if let Step::Run { slot, .. } = o { Some(*slot) } else { None }).collect();
     assert_eq!(slots, [Slot::Value(b'"'), Slot::Value(b'"'), Slot::Text, Slot::None]);
     let msg = "<po date=\"2026-11-02\">\n  <item n=\"12\">Watering can</item>\n</po>";
+    // no repeated unit: the learned index is copied and its offsets moved
+    assert!(t.flat.is_some());
     assert_eq!(matched(&t, msg), Some(full(msg)));
 }
 
@@ -35,6 +37,8 @@ fn runs_slots_and_records_of_a_small_message() {
 fn repeated_siblings_fold_into_one_unit() {
     let t = learn("<o>\n <i a='1'>x</i>\n <i a='2'>y</i>\n <i a='3'>z</i>\n</o>");
     assert_eq!(t.steps.iter().filter(|o| matches!(o, Step::Repeat(_))).count(), 1);
+    // records are written as the units are matched
+    assert!(t.flat.is_none());
     for n in 1..9 {
         let items: String = (0..n).map(|k| format!("\n <i a='{k}'>{}</i>", "v".repeat(k))).collect();
         let msg = format!("<o>{items}\n</o>");
@@ -288,4 +292,50 @@ fn learn_after_one_learns_every_structure() {
         assert_eq!(parser().parse(m.as_bytes()).map(|d| d.tape().to_vec()).ok(), Some(full(&m)));
     }
     assert_eq!(cache.stats().learned, 200);
+}
+
+#[test]
+fn learned_values_are_tried_first_and_then_scanned() {
+    use super::learn::SEEN_MISSES;
+    use std::sync::atomic::Ordering::Relaxed;
+    let t = learn("<a x='1' y='&amp;'>text</a>");
+    let seen: Vec<Option<&[u8]>> =
+        t.steps.iter().filter_map(|s| if let Step::Run { seen, .. } = s { Some(seen.value.as_deref()) } else { None }).collect();
+    assert_eq!(seen, [Some(&b"1"[..]), Some(b"&amp;"), Some(b"text"), None]);
+    // the learned values, values that start with them, and others: as the parser says
+    for msg in ["<a x='1' y='&amp;'>text</a>", "<a x='12' y='&amp;;'>texts</a>", "<a x='' y=''>t</a>", "<a x='1' y='&amp;'>text&lt;</a>"] {
+        assert_eq!(matched(&t, msg), Some(full(msg)), "{msg}");
+    }
+    for bad in ["<a x='1<' y='&amp;'>text</a>", "<a x='1' y='&amp;&'>text</a>", "<a x='1' y='&amp;'>text]]></a>"] {
+        assert_eq!(matched(&t, bad), None, "{bad}");
+    }
+    // each slot failed its learned value at least once above; past the limit it is only scanned
+    for _ in 0..SEEN_MISSES {
+        assert!(matched(&t, "<a x='2' y='b'>other</a>").is_some());
+    }
+    for s in t.steps.iter() {
+        if let Step::Run { seen: super::learn::Seen { value: Some(_), misses }, .. } = s {
+            assert!(misses.load(Relaxed) >= SEEN_MISSES);
+        }
+    }
+    let msg = "<a x='1' y='&amp;'>text</a>";
+    assert_eq!(matched(&t, msg), Some(full(msg)));
+}
+
+/// docs/template-cache.md states the memory of a template per step.
+#[test]
+fn a_step_is_64_bytes() {
+    assert_eq!(std::mem::size_of::<Step>(), 64);
+}
+
+/// The five predefined entities of XML 1.0 (section 4.6), and nothing else.
+#[test]
+fn predefined_references() {
+    use super::matcher::predefined_ref_len;
+    for (r, n) in [("&lt;", 4), ("&gt;", 4), ("&amp;", 5), ("&apos;", 6), ("&quot;", 6)] {
+        assert_eq!(predefined_ref_len(format!("{r}tail").as_bytes()), Some(n), "{r}");
+    }
+    for r in ["&", "&a", "&am;", "&amp", "&ap;", "&apos", "&lt", "&l;", "&g;", "&quo;", "&Amp;", "&nbsp;", "&#65;", "&e;"] {
+        assert_eq!(predefined_ref_len(r.as_bytes()), None, "{r}");
+    }
 }
