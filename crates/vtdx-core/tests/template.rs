@@ -219,19 +219,7 @@ fn every_offset_of_a_small_message() {
     let (cache, ok) = cache_for(template.as_bytes(), &opts);
     assert!(ok);
     let msg = template.replace("text &amp; more", "other").into_bytes();
-    let (mut hits, mut total) = (0, 0);
-    for i in 0..msg.len() {
-        for &b in BYTES {
-            for how in [Mutation::Set(i, b), Mutation::Insert(i, b)] {
-                hits += usize::from(compare(&cache, &opts, &mutate(msg.clone(), &how)));
-                total += 1;
-            }
-        }
-        compare(&cache, &opts, &mutate(msg.clone(), &Mutation::Truncate(i)));
-        compare(&cache, &opts, &mutate(msg.clone(), &Mutation::Delete(i)));
-    }
-    // changes inside the slots still match
-    assert!(hits > 100 && hits < total, "{hits} hits of {total}");
+    mutate_at_every_offset(&cache, &opts, &msg);
 }
 
 /// The same for a message with no repeated unit (its template writes the
@@ -244,16 +232,23 @@ fn every_offset_of_a_small_flat_message() {
     let (cache, ok) = cache_for(template.as_bytes(), &opts);
     assert!(ok);
     let msg = template.replace("text &amp; more", "other").replace("x='z'", "x='zz &lt; z'").into_bytes();
+    mutate_at_every_offset(&cache, &opts, &msg);
+}
+
+/// Every byte of `msg` set to and preceded by each of [`BYTES`], and `msg` cut
+/// and shortened at every offset, through `cache` and a full parse alike
+/// ([`compare`]); changes inside the slots must still match now and then.
+fn mutate_at_every_offset(cache: &Arc<TemplateCache>, opts: &ParseOptions, msg: &[u8]) {
     let (mut hits, mut total) = (0, 0);
     for i in 0..msg.len() {
         for &b in BYTES {
             for how in [Mutation::Set(i, b), Mutation::Insert(i, b)] {
-                hits += usize::from(compare(&cache, &opts, &mutate(msg.clone(), &how)));
+                hits += usize::from(compare(cache, opts, &mutate(msg.to_vec(), &how)));
                 total += 1;
             }
         }
-        compare(&cache, &opts, &mutate(msg.clone(), &Mutation::Truncate(i)));
-        compare(&cache, &opts, &mutate(msg.clone(), &Mutation::Delete(i)));
+        compare(cache, opts, &mutate(msg.to_vec(), &Mutation::Truncate(i)));
+        compare(cache, opts, &mutate(msg.to_vec(), &Mutation::Delete(i)));
     }
     assert!(hits > 100 && hits < total, "{hits} hits of {total}");
 }
