@@ -224,8 +224,9 @@ impl Parser {
     /// ```
     /// let mut parser = vtdx_core::Parser::new();
     /// assert!(parser.check(b"<a><b/></a>").is_ok());
-    /// let e = parser.check(b"<a><b></a>").unwrap_err();
-    /// assert_eq!((e.line(), e.column()), (1, 8));
+    /// // the error `parse` gives, at the same place
+    /// let (e, p) = (parser.check(b"<a><b></a>").unwrap_err(), parser.parse(b"<a><b></a>").unwrap_err());
+    /// assert_eq!((e.kind(), e.offset(), e.line(), e.column()), (p.kind(), p.offset(), p.line(), p.column()));
     /// ```
     pub fn check(&mut self, input: &[u8]) -> Result<(), Error> {
         self.check_bytes(Bytes::Borrowed(input))
