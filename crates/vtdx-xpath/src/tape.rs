@@ -135,6 +135,15 @@ impl<'d> Tape<'d> {
         self.doc.bare_leaf_bytes(RecordId::new(e))
     }
 
+    /// The first byte of the record `r`'s markup (an element's `<`), 0 for a
+    /// record index out of range. Read ahead of the work on a block of records
+    /// so that their cache misses overlap (see `Eval::retain_in_blocks`).
+    #[inline]
+    pub fn start_byte(&self, r: u32) -> u8 {
+        let at = self.doc.tape().get(r as usize + tape::START as usize);
+        at.and_then(|&at| self.doc.text().get(at as usize)).copied().unwrap_or(0)
+    }
+
     /// [`tape::Tape::record_near_middle`] of the records `lo..hi`.
     pub fn record_near_middle(&self, (lo, hi): (u32, u32)) -> Option<u32> {
         self.t.record_near_middle(RecordId::new(lo), RecordId::new(hi)).map(RecordId::word)

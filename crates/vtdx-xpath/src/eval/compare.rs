@@ -76,7 +76,6 @@ impl<'a, 'd> Eval<'a, 'd> {
     // of 8 (3.6-4.4 in blocks of 16, 4.8 of 32, 5.1-5.3 of 64); po_big unchanged.
     fn retain_in_blocks(&self, v: &mut Vec<u32>, test: impl Fn(Sym) -> bool + Copy, op: CmpOp, n: f64) {
         let tape = self.tape;
-        let (words, text) = (self.doc.tape(), self.doc.text());
         let mut kept = 0;
         let mut start = 0;
         while start < v.len() {
@@ -84,9 +83,7 @@ impl<'a, 'd> Eval<'a, 'd> {
             let mut touched = 0u8;
             for &r in &v[start..end] {
                 let _ = tape.child_elements(tape.element_child_range(r), test, |j| {
-                    if let Some(&b) = words.get(j as usize + 1).and_then(|&at| text.get(at as usize)) {
-                        touched ^= b;
-                    }
+                    touched ^= tape.start_byte(j);
                     Ok::<bool, ()>(false)
                 });
             }
