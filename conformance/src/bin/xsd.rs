@@ -28,7 +28,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use vtdx_core::{Document, Node};
-use vtdx_schema::{HintScope, Schema, SchemaBuilder};
+use vtdx_schema::{HintScope, Schema, SchemaBuilder, ValidateOptions};
 
 const TS: &str = "http://www.w3.org/XML/2004/xml-schema-test-suite/";
 const XLINK: &str = "http://www.w3.org/1999/xlink";
@@ -225,9 +225,27 @@ fn run_case(c: &Case, cache: &mut BTreeMap<Vec<PathBuf>, Result<std::sync::Arc<S
         Err(e) => return (false, format!("schema rejected: {e}")),
     };
     let v = schema.validate(&doc);
+    // The same instance again without typed values, as `vtdx validate` runs: that takes
+    // the short paths on the bytes as written, which must reach the same verdict.
+    let short = schema.validate_with(&doc, &ValidateOptions { typed_values: false, ..ValidateOptions::default() });
+    if short.is_valid() != v.is_valid() {
+        let e = v.errors().first().or(short.errors().first()).map_or(String::new(), |e| format!("{}: {}", e.location, e.message));
+        return (
+            false,
+            format!("the short paths (typed values off) say {} where the full check says {}: {e}", verdict(&short), verdict(&v)),
+        );
+    }
     match v.errors().first() {
         None => (true, String::new()),
         Some(e) => (false, format!("{}: {}", e.location, e.message)),
+    }
+}
+
+fn verdict(v: &vtdx_schema::Validation<'_>) -> &'static str {
+    if v.is_valid() {
+        "valid"
+    } else {
+        "invalid"
     }
 }
 
