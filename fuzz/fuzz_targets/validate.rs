@@ -8,7 +8,8 @@
 //! validator deep (content models, simple types, identity constraints,
 //! wildcards) whatever the schema half does; the schema half (or, without a
 //! NUL, the whole input) is compiled too and validates the instance (or
-//! `<a/>`).
+//! `<a/>`). Each validation runs twice, with typed values and without (the
+//! short paths on the bytes as written), and the two verdicts must agree.
 //!
 //! Seeds: the schemas and instances of `testdata/schema` and small schemas and
 //! instances of the W3C suite (the seed command in `HACKING.md`).
@@ -18,7 +19,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use vtdx_core::Document;
-use vtdx_schema::{Schema, SchemaBuilder, SchemaLimits};
+use vtdx_schema::{Schema, SchemaBuilder, SchemaLimits, ValidateOptions};
 
 fn limits() -> SchemaLimits {
     SchemaLimits { max_positions: 10_000, max_states: 10_000, max_dfa_work: 100_000, ..Default::default() }
@@ -43,6 +44,18 @@ fn check(schema: &Schema, doc: &Document<'_>) {
     let v = schema.validate(doc);
     for e in v.errors() {
         assert!(e.location.line >= 1);
+    }
+    // typed values off (as `vtdx validate` runs) takes the short paths on the bytes as
+    // written: the same verdict as the full check
+    let short = schema.validate_with(doc, &ValidateOptions { typed_values: false, ..ValidateOptions::default() });
+    if !v.truncated() && !short.truncated() {
+        assert_eq!(
+            v.is_valid(),
+            short.is_valid(),
+            "typed values on: {:?}; off: {:?}",
+            v.errors().first().map(|e| &e.message),
+            short.errors().first().map(|e| &e.message)
+        );
     }
 }
 
