@@ -12,6 +12,7 @@ use vtdx_core::{Document, Node, NodeKind, Sym};
 
 use crate::automaton::{element_matches, Automaton, Matched};
 use crate::counted::{CountedModel, CountedState, TooMany};
+use crate::datatypes::fast::Fast;
 use crate::datatypes::{NsResolver, Value};
 use crate::error::{Location, ValidationError, ValidationErrorKind as K};
 use crate::model::*;
@@ -100,10 +101,9 @@ pub(crate) struct Validator<'s, 'd> {
     depth: usize,
     /// States of the content models run with counters being walked (innermost last).
     counted: Vec<CountedState>,
-    /// Per element declaration: the simple type a leaf of it is checked against on the
-    /// short path ([`Validator::leaf`]), [`LEAF_NO`] when it has none, [`LEAF_UNSET`]
-    /// until first asked.
-    leaf_types: Vec<TypeId>,
+    /// Per element declaration: how a leaf of it is checked on the short path
+    /// ([`Validator::leaf`]), worked out on first use.
+    leaf_plans: Vec<LeafPlan<'s>>,
     /// The last attribute value range worked out ([`Validator::attr_value_range`]): the
     /// attribute's record and the range. Its check and the end of the start tag both
     /// want the last attribute's.
@@ -113,8 +113,18 @@ pub(crate) struct Validator<'s, 'd> {
     last_stag: Cell<(u32, usize)>,
 }
 
-const LEAF_UNSET: TypeId = TypeId::MAX;
-const LEAF_NO: TypeId = TypeId::MAX - 1;
+/// How [`Validator::leaf`] checks a leaf of one element declaration.
+#[derive(Clone, Copy)]
+enum LeafPlan<'s> {
+    /// Not worked out yet.
+    Unset,
+    /// Not on the short path.
+    No,
+    /// Any text is a value: nothing to look at.
+    Any,
+    /// The type's plan, and whether it may be given text holding references and CRs.
+    Check(&'s Fast, bool),
+}
 
 const UNSET: (NsIdx, NameId) = (u32::MAX - 1, u32::MAX - 1);
 
@@ -172,7 +182,7 @@ impl<'s, 'd> Validator<'s, 'd> {
             idrefs: Vec::new(),
             depth: 0,
             counted: Vec::new(),
-            leaf_types: Vec::new(),
+            leaf_plans: Vec::new(),
             last_value: Cell::new((u32::MAX, 0, 0)),
             last_stag: Cell::new((u32::MAX, 0)),
         }
@@ -360,7 +370,7 @@ impl<'s, 'd> Validator<'s, 'd> {
     /// `<qname>` or `<qname/>`, its end tag `</qname>`. True when its text is certainly
     /// a value of the declaration's simple type and nothing else applies to it (no
     /// `xsi:*`, value constraint, identity constraint, ID or abstract type; see
-    /// [`Validator::leaf_type`]); false sends it down the general path, which finds the
+    /// [`Validator::leaf_plan`]); false sends it down the general path, which finds the
     /// same verdict the long way and reports any error.
     #[inline]
     fn leaf(&mut self, r: RecordId, rec: &[u32; ELEM_WORDS as usize], e: ElemId) -> bool {
@@ -369,15 +379,16 @@ impl<'s, 'd> Validator<'s, 'd> {
         if self.keep_typed || next != r.word() + ELEM_WORDS || self.depth >= self.opts.max_depth {
             return false;
         }
-        let st = match self.leaf_types.get(e as usize) {
-            Some(&t) if t != LEAF_UNSET => t,
-            _ => self.leaf_type(e),
+        let plan = match self.leaf_plans.get(e as usize) {
+            Some(&p) if !matches!(p, LeafPlan::Unset) => p,
+            _ => self.leaf_plan(e),
         };
-        if st == LEAF_NO {
-            return false;
-        }
-        let Some(sd) = self.c.types[st as usize].simple() else { return false };
-        let fast = sd.st.fast();
+        let (fast, raw_safe) = match plan {
+            LeafPlan::Check(f, raw_safe) => (f, raw_safe),
+            // any character data is a value: how the tags are written does not matter
+            LeafPlan::Any => return true,
+            LeafPlan::No | LeafPlan::Unset => return false,
+        };
         let t = self.text;
         let q = self.qlen(Sym::new(rec[0] & PAYLOAD_MASK));
         let (cs, ce) = match t.get(s + 1 + q) {
@@ -391,11 +402,8 @@ impl<'s, 'd> Validator<'s, 'd> {
             Some(b'/') if end == s + q + 3 => (end, end),
             _ => return false,
         };
-        if fast.accepts_anything() {
-            return true;
-        }
         let raw = &t[cs..ce];
-        if !fast.raw_safe() && raw.iter().any(|&c| c == b'&' || c == b'\r') {
+        if !raw_safe && raw.iter().any(|&c| c == b'&' || c == b'\r') {
             return false;
         }
         fast.accepts(raw)
@@ -404,9 +412,9 @@ impl<'s, 'd> Validator<'s, 'd> {
     /// Works out (once per validation) what [`Validator::leaf`] needs of declaration `e`.
     #[cold]
     #[inline(never)]
-    fn leaf_type(&mut self, e: ElemId) -> TypeId {
-        if self.leaf_types.is_empty() {
-            self.leaf_types = vec![LEAF_UNSET; self.c.elements.len()];
+    fn leaf_plan(&mut self, e: ElemId) -> LeafPlan<'s> {
+        if self.leaf_plans.is_empty() {
+            self.leaf_plans = vec![LeafPlan::Unset; self.c.elements.len()];
         }
         let c = self.c;
         let decl = &c.elements[e as usize];
@@ -424,17 +432,18 @@ impl<'s, 'd> Validator<'s, 'd> {
                 _ => None,
             }
         };
-        let st = st
-            .filter(|&st| {
-                c.types[st as usize]
-                    .simple()
-                    .is_some_and(|sd| sd.id_kind == IdKind::None && !matches!(sd.st.fast(), crate::datatypes::fast::Fast::None))
-            })
-            .unwrap_or(LEAF_NO);
-        if let Some(slot) = self.leaf_types.get_mut(e as usize) {
-            *slot = st;
+        let plan = match st.and_then(|st| c.types[st as usize].simple()) {
+            Some(sd) if sd.id_kind == IdKind::None => match sd.st.fast() {
+                Fast::None => LeafPlan::No,
+                f if f.accepts_anything() => LeafPlan::Any,
+                f => LeafPlan::Check(f, f.raw_safe()),
+            },
+            _ => LeafPlan::No,
+        };
+        if let Some(slot) = self.leaf_plans.get_mut(e as usize) {
+            *slot = plan;
         }
-        st
+        plan
     }
 
     /// Type Derivation OK for an `xsi:type` `t` against the declared `base` (cvc-elt.4.3):
