@@ -120,11 +120,6 @@ impl Interner {
         }
     }
 
-    /// Enters `s` (not entered yet) and returns its number.
-    fn insert(&mut self, s: &[u8]) -> u32 {
-        self.insert_hashed(xxhash_rust::xxh3::xxh3_64(s), s)
-    }
-
     /// Enters `s` (not entered yet), whose hash is `h`, and returns its number.
     fn insert_hashed(&mut self, h: u64, s: &[u8]) -> u32 {
         self.index_rest();
@@ -232,7 +227,7 @@ impl EncTables {
         self.syms.clear();
         self.values.clear();
         for (i, u) in FIXED_NS.iter().enumerate() {
-            let h = self.ns.insert(u.as_bytes());
+            let h = self.ns.push_new(u.as_bytes());
             debug_assert_eq!(h, i as u32);
         }
     }
@@ -374,6 +369,8 @@ impl Encoder {
             }
             i += n;
         }
+        // the tables, then the tokens (at most the text and a few bytes per record)
+        out.reserve(self.add_q.len() + self.add_ns.len() + self.add_sym.len() + 40 + t.len() + tape.len() + 64);
         put_varint(out, self.counts[0]);
         out.extend_from_slice(&self.add_q);
         put_varint(out, self.counts[1]);
@@ -382,8 +379,6 @@ impl Encoder {
         out.extend_from_slice(&self.add_sym);
         put_varint(out, t.len() as u64);
         put_varint(out, words);
-        // tokens take at most the text and a few bytes per record
-        out.reserve(t.len() + tape.len() + 64);
         self.tokens(doc, out)
     }
 
@@ -446,14 +441,16 @@ impl Encoder {
             }
         }
         let uri = names.ns_by_id(id);
-        let h = match FIXED_NS.iter().position(|&u| u == uri) {
-            Some(k) => k as u32,
-            None if fresh => {
+        // the core's fixed namespace ids are the table's fixed entries
+        const _: () = assert!(vtdx_core::NS_NONE.index() == 0 && vtdx_core::NS_XML.index() == 1 && vtdx_core::NS_XMLNS.index() == 2);
+        let h = match ns {
+            0..=2 => ns as u32,
+            _ if fresh => {
                 put_str(&mut self.add_ns, uri.as_bytes());
                 self.counts[1] += 1;
                 self.tables.ns.push_new(uri.as_bytes())
             }
-            None => self.ns_handle(uri.as_bytes()),
+            _ => self.ns_handle(uri.as_bytes()),
         };
         if self.ns_seen.len() <= ns {
             self.ns_seen.resize(ns + 1, u32::MAX);
@@ -536,7 +533,7 @@ impl Encoder {
             return;
         }
         let s = &t[a..b];
-        if top && memchr::memmem::find(s, b"<!DOCTYPE").is_some() {
+        if top && memchr(b'<', s).is_some() && memchr::memmem::find(s, b"<!DOCTYPE").is_some() {
             out.push(OP_DOCTYPE);
             put_str(out, s);
             return;
@@ -548,8 +545,15 @@ impl Encoder {
                 Some(i) => Ok(i),
                 None => {
                     let f = vt.find_or_enter(s);
-                    if let (Some(c), Ok(i)) = (vt.ws_last.get_mut(s.len()), f) {
-                        *c = i;
+                    let i = match f {
+                        Ok(i) => i,
+                        Err(true) => (vt.spans.len() - 1) as u32,
+                        Err(false) => u32::MAX,
+                    };
+                    if let Some(c) = vt.ws_last.get_mut(s.len()) {
+                        if i != u32::MAX {
+                            *c = i;
+                        }
                     }
                     f
                 }
