@@ -385,10 +385,16 @@ impl Assembler {
     }
 
     /// Interns the namespace name `uri` (so that declaring it does not copy the
-    /// tables a document still holds).
-    pub fn intern_namespace(&mut self, uri: &str) {
-        if !uri.is_empty() && self.names.find_ns(uri).is_none() {
-            Arc::make_mut(&mut self.names).intern_namespace(uri);
+    /// tables a document still holds) and returns its id, for
+    /// [`attribute_ns`](Assembler::attribute_ns) (valid while the
+    /// [`generation`](Assembler::generation) stays the same).
+    pub fn intern_namespace(&mut self, uri: &str) -> NsId {
+        if uri.is_empty() {
+            return NS_NONE;
+        }
+        match self.names.find_ns(uri) {
+            Some(id) => id,
+            None => Arc::make_mut(&mut self.names).intern_namespace(uri),
         }
     }
 
@@ -690,6 +696,59 @@ impl Assembler {
         }
         self.ns_work |= decl || a.prefix != NO_PREFIX;
         self.atts.push(Att { sym, name_at, decl });
+        Ok(())
+    }
+
+    /// An attribute whose value is the namespace name `id` (from
+    /// [`intern_namespace`](Assembler::intern_namespace)) as it stands: what
+    /// [`attribute`](Assembler::attribute) writes with that name's bytes as the
+    /// value, but a namespace declaration in double quotes neither looks at the
+    /// value again (the name's flags, found when it was interned, say it needs no
+    /// normalizing and holds no `<`, `&` or `"`) nor looks it up (its id is known).
+    pub fn attribute_ns(&mut self, sym: Sym, ws1: &[u8], ws2: &[u8], ws3: &[u8], quote: u8, id: NsId) -> Result<(), Error> {
+        let names = Arc::clone(&self.names);
+        let Some(uri) = names.ns.get(id.index()).map(|u| u.as_bytes()) else {
+            return Err(self.fail_syntax(self.at() as usize, "a namespace id this assembler did not intern"));
+        };
+        let a = match self.syms.get(sym.index()) {
+            Some(a) if a.set => *a,
+            _ => SymA { decl: 0, ..UNSET },
+        };
+        let prefix = a.declares;
+        // what `attribute` and `declare` refuse takes their way, for their errors
+        let allowed = prefix != Q_XMLNS && (prefix == Q_XML) == (id == NS_XML) && id != NS_XMLNS && !(a.decl == 2 && id == NS_NONE);
+        if quote != b'"'
+            || a.decl == 0
+            || !allowed
+            || self.raw
+            || self.open.is_none()
+            || ws1.is_empty()
+            || !all_ws(ws1)
+            || !all_ws(ws2)
+            || !all_ws(ws3)
+            || self.atts.len() >= self.opts.limits.max_attributes as usize
+            || !names.ns_attr_plain(id)
+        {
+            return self.attribute(sym, ws1, ws2, ws3, quote, Piece::Bytes(uri));
+        }
+        let plain = ws1 == b" " && ws2.is_empty() && ws3.is_empty();
+        let name_at = if plain { self.at() + 1 } else { self.at() + ws1.len() as u32 };
+        self.tape.extend_from_slice(&[(K_NSDECL << KIND_SHIFT) | sym.as_u32(), name_at]);
+        if plain {
+            self.put_attr(a);
+        } else {
+            self.buf.extend_from_slice(ws1);
+            self.put_name(a);
+            self.buf.extend_from_slice(ws2);
+            self.buf.push(b'=');
+            self.buf.extend_from_slice(ws3);
+            self.buf.push(quote);
+        }
+        put_to(&mut self.buf, uri);
+        self.buf.push(quote);
+        self.bindings.push((prefix, id));
+        self.ns_work = true;
+        self.atts.push(Att { sym, name_at, decl: true });
         Ok(())
     }
 
@@ -1639,6 +1698,55 @@ mod tests {
         a.start_element(r).unwrap();
         a.start_element(r).unwrap();
         assert!(matches!(a.start_element(r).unwrap_err().kind(), ErrorKind::LimitExceeded { limit: LimitKind::Depth, .. }));
+    }
+
+    /// A declaration whose value is given as an interned namespace name writes what
+    /// `attribute` writes, and is refused where Namespaces in XML 1.0 section 3
+    /// refuses it (the parser, on the same text, is the reference).
+    #[test]
+    fn namespace_values_are_the_attribute_bytes() {
+        let cases: [(&[u8], &str, u8); 9] = [
+            (b"xmlns:p", "urn:p", b'"'),
+            (b"xmlns", "urn:d", b'"'),
+            (b"xmlns:p", "urn:p", b'\''),
+            (b"xmlns:xml", XML_NAMESPACE, b'"'),
+            (b"xmlns:xml", "urn:other", b'"'),
+            (b"xmlns:p", XML_NAMESPACE, b'"'),
+            (b"xmlns:p", XMLNS_NAMESPACE, b'"'),
+            (b"xmlns:xmlns", "urn:p", b'"'),
+            (b"xmlns:p", "", b'"'),
+        ];
+        for (name, uri, quote) in cases {
+            let mut a = Assembler::new(&ParseOptions::default());
+            // a default declaration puts `r` in its namespace
+            let r = a.intern(b"r", if name == b"xmlns" { uri } else { "" }).unwrap();
+            let decl = a.intern(name, XMLNS_NAMESPACE).unwrap();
+            let id = a.intern_namespace(uri);
+            a.begin(false);
+            a.start_element(r).unwrap();
+            let d = a
+                .attribute_ns(decl, b" ", b"", b"", quote, id)
+                .and_then(|_| a.empty_element_end())
+                .and_then(|_| a.finish(InputEncoding::Utf8));
+            let q = quote as char;
+            let src = format!("<r {}={q}{uri}{q}/>", std::str::from_utf8(name).unwrap());
+            match Document::parse(src.as_bytes()) {
+                Ok(p) => {
+                    let d = d.unwrap_or_else(|e| panic!("{src}: {e}"));
+                    assert_eq!(d.source(), src.as_bytes());
+                    assert_eq!(portable(&d), portable(&p));
+                }
+                Err(_) => assert!(d.is_err(), "{src} was accepted"),
+            }
+        }
+        // a namespace name with characters a value must escape or normalize
+        let mut a = Assembler::new(&ParseOptions::default());
+        let r = a.intern(b"r", "").unwrap();
+        let decl = a.intern(b"xmlns:p", XMLNS_NAMESPACE).unwrap();
+        let id = a.intern_namespace("urn:a\"b");
+        a.begin(false);
+        a.start_element(r).unwrap();
+        assert!(a.attribute_ns(decl, b" ", b"", b"", b'"', id).and_then(|_| a.empty_element_end()).is_err());
     }
 
     #[test]
