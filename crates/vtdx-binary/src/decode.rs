@@ -403,6 +403,15 @@ impl Decoder {
                     in_tag = false;
                     self.asm.end_element(b"")
                 }
+                OP_EMPTY => {
+                    if !in_tag {
+                        r.pos = p;
+                        return Err(r.malformed("`/>` outside a start tag"));
+                    }
+                    in_tag = false;
+                    depth -= 1;
+                    self.asm.empty_element_end()
+                }
                 _ => {
                     r.pos = p;
                     let res = self.rare_token(r, op, &mut in_tag, &mut tag_ws, &mut depth, &mut root_seen);

@@ -847,11 +847,16 @@ impl Assembler {
     #[inline(always)]
     fn close_tag(&mut self, empty: bool) -> Result<(), Error> {
         let Some(o) = self.open else { return Ok(()) };
-        if !empty && self.atts.is_empty() && !self.ns_work && self.bindings.is_empty() && o.ns == NS_NONE {
+        if self.atts.is_empty() && !self.ns_work && self.bindings.is_empty() && o.ns == NS_NONE {
             // no attributes, nothing in a namespace: nothing to check
             self.open = None;
-            self.buf.push(b'>');
-            self.stack.push(o);
+            if empty {
+                self.buf.extend_from_slice(b"/>");
+                self.close_record(o.rec);
+            } else {
+                self.buf.push(b'>');
+                self.stack.push(o);
+            }
             return Ok(());
         }
         self.close_tag_checked(empty)
