@@ -343,7 +343,7 @@ impl Decoder {
                     p = r.pos;
                     match v {
                         Ok(v) => self.asm.attribute(s, b" ", b"", b"", b'"', v),
-                        Err(h) => self.asm.attribute_ns(s, b" ", b"", b"", b'"', self.t.ns_ids[h]),
+                        Err(h) => self.asm.attribute_ns_value(s, b" ", b"", b"", b'"', self.t.ns_ids[h]),
                     }
                 }
                 0x80..=0xBE => {
@@ -490,13 +490,13 @@ impl Decoder {
                     }
                     match self.attr_value(r)? {
                         Ok(v) => self.asm.attribute(s, ws1, ws2, ws3, q, v),
-                        Err(h) => self.asm.attribute_ns(s, ws1, ws2, ws3, q, self.t.ns_ids[h]),
+                        Err(h) => self.asm.attribute_ns_value(s, ws1, ws2, ws3, q, self.t.ns_ids[h]),
                     }
                 } else {
                     let q = if op == OP_ATTR_Q { b'\'' } else { b'"' };
                     match self.attr_value(r)? {
                         Ok(v) => self.asm.attribute(s, b" ", b"", b"", q, v),
-                        Err(h) => self.asm.attribute_ns(s, b" ", b"", b"", q, self.t.ns_ids[h]),
+                        Err(h) => self.asm.attribute_ns_value(s, b" ", b"", b"", q, self.t.ns_ids[h]),
                     }
                 }
             }

@@ -386,7 +386,7 @@ impl Assembler {
 
     /// Interns the namespace name `uri` (so that declaring it does not copy the
     /// tables a document still holds) and returns its id, for
-    /// [`attribute_ns`](Assembler::attribute_ns) (valid while the
+    /// [`attribute_ns_value`](Assembler::attribute_ns_value) (valid while the
     /// [`generation`](Assembler::generation) stays the same).
     pub fn intern_namespace(&mut self, uri: &str) -> NsId {
         if uri.is_empty() {
@@ -705,7 +705,7 @@ impl Assembler {
     /// value, but a namespace declaration in double quotes neither looks at the
     /// value again (the name's flags, found when it was interned, say it needs no
     /// normalizing and holds no `<`, `&` or `"`) nor looks it up (its id is known).
-    pub fn attribute_ns(&mut self, sym: Sym, ws1: &[u8], ws2: &[u8], ws3: &[u8], quote: u8, id: NsId) -> Result<(), Error> {
+    pub fn attribute_ns_value(&mut self, sym: Sym, ws1: &[u8], ws2: &[u8], ws3: &[u8], quote: u8, id: NsId) -> Result<(), Error> {
         let names = Arc::clone(&self.names);
         let Some(uri) = names.ns.get(id.index()).map(|u| u.as_bytes()) else {
             return Err(self.fail_syntax(self.at() as usize, "a namespace id this assembler did not intern"));
@@ -1730,7 +1730,7 @@ mod tests {
             a.begin(false);
             a.start_element(r).unwrap();
             let d = a
-                .attribute_ns(decl, b" ", b"", b"", quote, id)
+                .attribute_ns_value(decl, b" ", b"", b"", quote, id)
                 .and_then(|_| a.empty_element_end())
                 .and_then(|_| a.finish(InputEncoding::Utf8));
             let q = quote as char;
@@ -1751,7 +1751,7 @@ mod tests {
         let id = a.intern_namespace("urn:a\"b");
         a.begin(false);
         a.start_element(r).unwrap();
-        assert!(a.attribute_ns(decl, b" ", b"", b"", b'"', id).and_then(|_| a.empty_element_end()).is_err());
+        assert!(a.attribute_ns_value(decl, b" ", b"", b"", b'"', id).and_then(|_| a.empty_element_end()).is_err());
     }
 
     #[test]
