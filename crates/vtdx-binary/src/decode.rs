@@ -19,6 +19,8 @@ pub(crate) struct DecTables {
     qarena: Vec<u8>,
     qnames: Vec<(u32, u32)>,
     ns: Vec<Box<str>>,
+    /// The assembler's id of each namespace name of `ns`.
+    ns_ids: Vec<vtdx_core::NsId>,
     syms: Vec<Sym>,
     /// The tables were emptied (a reset), but their entries are kept: they are
     /// what the table additions `first` (of the first document after the previous
@@ -38,6 +40,7 @@ impl DecTables {
             qarena: Vec::new(),
             qnames: Vec::new(),
             ns: Vec::new(),
+            ns_ids: Vec::new(),
             syms: Vec::new(),
             kept: false,
             first: Vec::new(),
@@ -54,6 +57,8 @@ impl DecTables {
         self.qnames.clear();
         self.ns.clear();
         self.ns.extend(FIXED_NS.iter().map(|&u| Box::<str>::from(u)));
+        self.ns_ids.clear();
+        self.ns_ids.extend([vtdx_core::NS_NONE, vtdx_core::NS_XML, vtdx_core::NS_XMLNS]);
         self.syms.clear();
     }
 }
@@ -158,6 +163,7 @@ impl Decoder {
                 t.qnames.truncate(q);
                 t.qarena.truncate(qa);
                 t.ns.truncate(ns);
+                t.ns_ids.truncate(ns);
                 t.syms.truncate(sy);
                 t.kept = false;
                 r.pos += n;
@@ -207,7 +213,7 @@ impl Decoder {
         for _ in 0..nn {
             let u = r.str("a namespace name")?;
             let u = std::str::from_utf8(u).map_err(|_| r.malformed("a namespace name that is not UTF-8"))?;
-            self.asm.intern_namespace(u);
+            t.ns_ids.push(self.asm.intern_namespace(u));
             t.ns.push(u.into());
         }
         let ns_count = r.count("the number of new symbols", rest(r))?;
@@ -337,7 +343,7 @@ impl Decoder {
                     p = r.pos;
                     match v {
                         Ok(v) => self.asm.attribute(s, b" ", b"", b"", b'"', v),
-                        Err(h) => self.asm.attribute(s, b" ", b"", b"", b'"', Piece::Bytes(self.t.ns[h].as_bytes())),
+                        Err(h) => self.asm.attribute_ns_value(s, b" ", b"", b"", b'"', self.t.ns_ids[h]),
                     }
                 }
                 0x80..=0xBE => {
@@ -396,6 +402,15 @@ impl Decoder {
                     depth -= 1;
                     in_tag = false;
                     self.asm.end_element(b"")
+                }
+                OP_EMPTY => {
+                    if !in_tag {
+                        r.pos = p;
+                        return Err(r.malformed("`/>` outside a start tag"));
+                    }
+                    in_tag = false;
+                    depth -= 1;
+                    self.asm.empty_element_end()
                 }
                 _ => {
                     r.pos = p;
@@ -475,13 +490,13 @@ impl Decoder {
                     }
                     match self.attr_value(r)? {
                         Ok(v) => self.asm.attribute(s, ws1, ws2, ws3, q, v),
-                        Err(h) => self.asm.attribute(s, ws1, ws2, ws3, q, Piece::Bytes(self.t.ns[h].as_bytes())),
+                        Err(h) => self.asm.attribute_ns_value(s, ws1, ws2, ws3, q, self.t.ns_ids[h]),
                     }
                 } else {
                     let q = if op == OP_ATTR_Q { b'\'' } else { b'"' };
                     match self.attr_value(r)? {
                         Ok(v) => self.asm.attribute(s, b" ", b"", b"", q, v),
-                        Err(h) => self.asm.attribute(s, b" ", b"", b"", q, Piece::Bytes(self.t.ns[h].as_bytes())),
+                        Err(h) => self.asm.attribute_ns_value(s, b" ", b"", b"", q, self.t.ns_ids[h]),
                     }
                 }
             }

@@ -21,18 +21,66 @@ pub(crate) type FxMap<K, V> = HashMap<K, V, vtdx_core::BuildFx>;
 pub(crate) struct EncTables {
     qnames: Interner,
     ns: Interner,
-    syms: FxMap<(u32, u32), u32>,
+    syms: SymTable,
     values: ValueTable,
+}
+
+/// The symbol table: (name handle, namespace handle) pairs, numbered in order of
+/// entry, found by a map that is brought up to date only when something is
+/// looked up (the pairs of a document written to empty tables are all new).
+#[derive(Default)]
+pub(crate) struct SymTable {
+    map: FxMap<(u32, u32), u32>,
+    pairs: Vec<(u32, u32)>,
+    /// Entries in `map`: the first `indexed` pairs.
+    indexed: usize,
+}
+
+impl SymTable {
+    fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    fn clear(&mut self) {
+        self.map.clear();
+        self.pairs.clear();
+        self.indexed = 0;
+    }
+
+    /// Enters `pair` without looking it up (the caller knows it is new).
+    fn push_new(&mut self, pair: (u32, u32)) -> u32 {
+        self.pairs.push(pair);
+        (self.pairs.len() - 1) as u32
+    }
+
+    /// The number of `pair`, `Ok` when it was entered before, `Err` when entered now.
+    fn get_or_insert(&mut self, pair: (u32, u32)) -> Result<u32, u32> {
+        while self.indexed < self.pairs.len() {
+            self.map.insert(self.pairs[self.indexed], self.indexed as u32);
+            self.indexed += 1;
+        }
+        if let Some(&h) = self.map.get(&pair) {
+            return Ok(h);
+        }
+        let h = self.push_new(pair);
+        self.map.insert(pair, h);
+        self.indexed += 1;
+        Err(h)
+    }
 }
 
 /// A table of strings numbered in order of entry, found by their XXH3-64 hash
 /// (entries of equal hash chained), kept in one arena: no allocation per entry.
+/// The hash map is brought up to date only when something is looked up (the
+/// entries of a document written to empty tables are all new).
 #[derive(Default)]
 pub(crate) struct Interner {
     map: FxMap<u64, u32>,
     arena: Vec<u8>,
     /// Offset, length and the next entry of the same hash (`u32::MAX`: none).
     spans: Vec<(u32, u32, u32)>,
+    /// Entries in `map`: the first `indexed`.
+    indexed: usize,
 }
 
 impl Interner {
@@ -44,6 +92,7 @@ impl Interner {
         self.map.clear();
         self.arena.clear();
         self.spans.clear();
+        self.indexed = 0;
     }
 
     #[inline]
@@ -52,29 +101,55 @@ impl Interner {
         &self.arena[o as usize..(o + l) as usize]
     }
 
-    /// The number of `s`, if it was entered.
+    /// Enters `s` without looking it up (the caller knows it is new).
+    fn push_new(&mut self, s: &[u8]) -> u32 {
+        let i = self.spans.len() as u32;
+        self.spans.push((self.arena.len() as u32, s.len() as u32, u32::MAX));
+        self.arena.extend_from_slice(s);
+        i
+    }
+
+    /// Brings the hash map up to date.
     #[inline]
-    fn get(&self, s: &[u8]) -> Option<u32> {
-        let mut i = *self.map.get(&xxhash_rust::xxh3::xxh3_64(s))?;
-        loop {
-            if self.entry(i) == s {
-                return Some(i);
-            }
-            i = self.spans[i as usize].2;
-            if i == u32::MAX {
-                return None;
-            }
+    fn index_rest(&mut self) {
+        while self.indexed < self.spans.len() {
+            let i = self.indexed as u32;
+            let h = xxhash_rust::xxh3::xxh3_64(self.entry(i));
+            self.spans[i as usize].2 = self.map.insert(h, i).unwrap_or(u32::MAX);
+            self.indexed += 1;
         }
     }
 
-    /// Enters `s` (not entered yet) and returns its number.
-    fn insert(&mut self, s: &[u8]) -> u32 {
+    /// Enters `s` (not entered yet), whose hash is `h`, and returns its number.
+    fn insert_hashed(&mut self, h: u64, s: &[u8]) -> u32 {
+        self.index_rest();
+        self.indexed += 1;
         let i = self.spans.len() as u32;
-        let h = xxhash_rust::xxh3::xxh3_64(s);
         let next = self.map.insert(h, i).unwrap_or(u32::MAX);
         self.spans.push((self.arena.len() as u32, s.len() as u32, next));
         self.arena.extend_from_slice(s);
         i
+    }
+
+    /// The number of `s`, `Ok` when it was entered before, `Err` when entered now:
+    /// one hash for both.
+    #[inline]
+    fn get_or_insert(&mut self, s: &[u8]) -> Result<u32, u32> {
+        self.index_rest();
+        let h = xxhash_rust::xxh3::xxh3_64(s);
+        if let Some(&first) = self.map.get(&h) {
+            let mut i = first;
+            loop {
+                if self.entry(i) == s {
+                    return Ok(i);
+                }
+                i = self.spans[i as usize].2;
+                if i == u32::MAX {
+                    break;
+                }
+            }
+        }
+        Err(self.insert_hashed(h, s))
     }
 }
 
@@ -152,7 +227,7 @@ impl EncTables {
         self.syms.clear();
         self.values.clear();
         for (i, u) in FIXED_NS.iter().enumerate() {
-            let h = self.ns.insert(u.as_bytes());
+            let h = self.ns.push_new(u.as_bytes());
             debug_assert_eq!(h, i as u32);
         }
     }
@@ -172,6 +247,12 @@ pub(crate) struct Encoder {
     sym_map: Vec<u32>,
     /// Per document: the qualified-name length of each document symbol.
     sym_len: Vec<u32>,
+    /// Per document: the stream's namespace handle of each namespace id of the
+    /// document's name tables (`u32::MAX`: not looked up yet).
+    ns_seen: Vec<u32>,
+    /// Per document: the stream's name handle of each qualified-name number of
+    /// the document's name tables (`u32::MAX`: not looked up yet).
+    q_seen: Vec<u32>,
     /// Table additions of the document being written.
     add_q: Vec<u8>,
     add_ns: Vec<u8>,
@@ -185,6 +266,8 @@ impl Encoder {
             tables: EncTables::new(),
             sym_map: Vec::new(),
             sym_len: Vec::new(),
+            ns_seen: Vec::new(),
+            q_seen: Vec::new(),
             add_q: Vec::new(),
             add_ns: Vec::new(),
             add_sym: Vec::new(),
@@ -256,6 +339,10 @@ impl Encoder {
         self.sym_map.resize(names.sym_count(), u32::MAX);
         self.sym_len.clear();
         self.sym_len.resize(names.sym_count(), 0);
+        self.ns_seen.clear();
+        self.q_seen.clear();
+        // tables empty at the start of the document (as `pack` gives them)
+        let fresh = self.tables.qnames.len() == 0 && self.tables.ns.len() == FIXED_NS.len() && self.tables.syms.len() == 0;
         self.add_q.clear();
         self.add_ns.clear();
         self.add_sym.clear();
@@ -270,10 +357,10 @@ impl Encoder {
                 RecordKind::Element | RecordKind::Attribute | RecordKind::NsDecl => {
                     let s = (w0 & PAYLOAD_MASK) as usize;
                     if self.sym_map.get(s) == Some(&u32::MAX) {
-                        self.add_symbol(doc, s);
+                        self.add_symbol(doc, s, fresh);
                     }
                     if kind == RecordKind::NsDecl {
-                        self.declared_ns(t, tape[i + 1] as usize + self.sym_len[s] as usize);
+                        self.declared_ns(names, t, tape[i + 1] as usize + self.sym_len[s] as usize, fresh);
                     }
                     words += n as u64;
                 }
@@ -282,6 +369,8 @@ impl Encoder {
             }
             i += n;
         }
+        // the tables, then the tokens (at most the text and a few bytes per record)
+        out.reserve(self.add_q.len() + self.add_ns.len() + self.add_sym.len() + 40 + t.len() + tape.len() + 64);
         put_varint(out, self.counts[0]);
         out.extend_from_slice(&self.add_q);
         put_varint(out, self.counts[1]);
@@ -290,30 +379,47 @@ impl Encoder {
         out.extend_from_slice(&self.add_sym);
         put_varint(out, t.len() as u64);
         put_varint(out, words);
-        out.reserve(t.len() + t.len() / 8 + 64);
         self.tokens(doc, out)
     }
 
-    fn add_symbol(&mut self, doc: &Document<'_>, s: usize) {
+    /// Gives document symbol `s` its handle, entering its name, namespace and
+    /// symbol in the tables where they are new. With `fresh` tables (empty when
+    /// the document began), what a document's name tables tell apart is new
+    /// without a look-up: each qualified name, namespace and symbol of the
+    /// document is entered once, found again by its number in the document.
+    fn add_symbol(&mut self, doc: &Document<'_>, s: usize, fresh: bool) {
         let names = doc.names();
         let sym = vtdx_core::Sym::new(s as u32);
         let qname = names.qname(sym);
-        let uri = names.ns_uri(sym);
-        let qh = match self.tables.qnames.get(qname.as_bytes()) {
-            Some(h) => h,
-            None => {
-                let h = self.tables.qnames.insert(qname.as_bytes());
-                put_str(&mut self.add_q, qname.as_bytes());
-                self.counts[0] += 1;
+        let q = names.qname_index(sym);
+        let qh = match self.q_seen.get(q) {
+            Some(&h) if h != u32::MAX => h,
+            _ => {
+                let found = if fresh {
+                    Err(self.tables.qnames.push_new(qname.as_bytes()))
+                } else {
+                    self.tables.qnames.get_or_insert(qname.as_bytes())
+                };
+                let h = match found {
+                    Ok(h) => h,
+                    Err(h) => {
+                        put_str(&mut self.add_q, qname.as_bytes());
+                        self.counts[0] += 1;
+                        h
+                    }
+                };
+                if self.q_seen.len() <= q {
+                    self.q_seen.resize(q + 1, u32::MAX);
+                }
+                self.q_seen[q] = h;
                 h
             }
         };
-        let nh = self.ns_handle(uri);
-        let h = match self.tables.syms.get(&(qh, nh)) {
-            Some(&h) => h,
-            None => {
-                let h = self.tables.syms.len() as u32;
-                self.tables.syms.insert((qh, nh), h);
+        let nh = self.ns_handle_of(names, names.ns_id(sym), fresh);
+        let found = if fresh { Err(self.tables.syms.push_new((qh, nh))) } else { self.tables.syms.get_or_insert((qh, nh)) };
+        let h = match found {
+            Ok(h) => h,
+            Err(h) => {
                 put_varint(&mut self.add_sym, qh as u64);
                 put_varint(&mut self.add_sym, nh as u64);
                 self.counts[2] += 1;
@@ -324,12 +430,40 @@ impl Encoder {
         self.sym_len[s] = qname.len() as u32;
     }
 
-    fn ns_handle(&mut self, uri: &str) -> u32 {
-        match self.tables.ns.get(uri.as_bytes()) {
-            Some(h) => h,
-            None => {
-                let h = self.tables.ns.insert(uri.as_bytes());
+    /// The handle of the document's namespace `id`, found once per namespace of
+    /// the document (entered without a look-up in `fresh` tables, but for the
+    /// fixed entries).
+    fn ns_handle_of(&mut self, names: &vtdx_core::Names, id: vtdx_core::NsId, fresh: bool) -> u32 {
+        let ns = id.index();
+        if let Some(&h) = self.ns_seen.get(ns) {
+            if h != u32::MAX {
+                return h;
+            }
+        }
+        let uri = names.ns_by_id(id);
+        // the core's fixed namespace ids are the table's fixed entries
+        const _: () = assert!(vtdx_core::NS_NONE.index() == 0 && vtdx_core::NS_XML.index() == 1 && vtdx_core::NS_XMLNS.index() == 2);
+        let h = match ns {
+            0..=2 => ns as u32,
+            _ if fresh => {
                 put_str(&mut self.add_ns, uri.as_bytes());
+                self.counts[1] += 1;
+                self.tables.ns.push_new(uri.as_bytes())
+            }
+            _ => self.ns_handle(uri.as_bytes()),
+        };
+        if self.ns_seen.len() <= ns {
+            self.ns_seen.resize(ns + 1, u32::MAX);
+        }
+        self.ns_seen[ns] = h;
+        h
+    }
+
+    fn ns_handle(&mut self, uri: &[u8]) -> u32 {
+        match self.tables.ns.get_or_insert(uri) {
+            Ok(h) => h,
+            Err(h) => {
+                put_str(&mut self.add_ns, uri);
                 self.counts[1] += 1;
                 h
             }
@@ -339,15 +473,22 @@ impl Encoder {
     /// The namespace name a declaration whose name ends at `p` declares, entered
     /// in the table when written plainly (a value with references is left to the
     /// decoder's assembly, which interns it itself).
-    fn declared_ns(&mut self, t: &[u8], p: usize) {
+    fn declared_ns(&mut self, names: &vtdx_core::Names, t: &[u8], p: usize, fresh: bool) {
         let p = skip_ws(t, p);
         let p = skip_ws(t, p + 1);
         let Some(&q) = t.get(p) else { return };
         let Some(e) = memchr(q, &t[p + 1..]) else { return };
         let v = &t[p + 1..p + 1 + e];
         if !v.is_empty() && !v.iter().any(|&c| matches!(c, b'&' | b'\t' | b'\n' | b'\r')) {
-            if let Ok(u) = std::str::from_utf8(v) {
-                self.ns_handle(u);
+            // the document's tables hold every namespace name it declares; the
+            // value, between ASCII quotes in UTF-8 text, is UTF-8
+            match names.find_ns_bytes(v) {
+                Some(id) => {
+                    self.ns_handle_of(names, id, fresh);
+                }
+                None => {
+                    self.ns_handle(v);
+                }
             }
         }
     }
@@ -392,7 +533,7 @@ impl Encoder {
             return;
         }
         let s = &t[a..b];
-        if top && memchr::memmem::find(s, b"<!DOCTYPE").is_some() {
+        if top && memchr(b'<', s).is_some() && memchr::memmem::find(s, b"<!DOCTYPE").is_some() {
             out.push(OP_DOCTYPE);
             put_str(out, s);
             return;
@@ -404,8 +545,15 @@ impl Encoder {
                 Some(i) => Ok(i),
                 None => {
                     let f = vt.find_or_enter(s);
-                    if let (Some(c), Ok(i)) = (vt.ws_last.get_mut(s.len()), f) {
-                        *c = i;
+                    let i = match f {
+                        Ok(i) => i,
+                        Err(true) => (vt.spans.len() - 1) as u32,
+                        Err(false) => u32::MAX,
+                    };
+                    if let Some(c) = vt.ws_last.get_mut(s.len()) {
+                        if i != u32::MAX {
+                            *c = i;
+                        }
                     }
                     f
                 }
@@ -481,7 +629,7 @@ impl Encoder {
                 while j < next {
                     let k = w[j] >> KIND_SHIFT;
                     if k == RecordKind::Attribute as u32 || k == RecordKind::NsDecl as u32 {
-                        p = self.attribute(out, t, w, j, p);
+                        p = self.attribute(out, doc.names(), t, w, j, p);
                     } else if k != RecordKind::AttributeDefault as u32 && k != RecordKind::NsDeclDefault as u32 {
                         break;
                     }
@@ -529,7 +677,7 @@ impl Encoder {
     /// The attribute record `j`, written from `p` on (the end of the element name
     /// or of the previous attribute). Returns the offset after its closing quote.
     #[inline]
-    fn attribute(&mut self, out: &mut Vec<u8>, t: &[u8], w: &[u32], j: usize, p: usize) -> usize {
+    fn attribute(&mut self, out: &mut Vec<u8>, names: &vtdx_core::Names, t: &[u8], w: &[u32], j: usize, p: usize) -> usize {
         let s = (w[j] & PAYLOAD_MASK) as usize;
         let h = self.sym_map[s] as usize;
         let name_at = w[j + 1] as usize;
@@ -557,7 +705,12 @@ impl Encoder {
         }
         if w[j] >> KIND_SHIFT == RecordKind::NsDecl as u32 {
             // a namespace name written as the table holds it: a reference to it
-            if let Some(h) = self.tables.ns.get(&t[vs..ve]) {
+            // (the prepass entered every namespace name declared plainly)
+            let h = match names.find_ns_bytes(&t[vs..ve]) {
+                Some(id) => self.ns_seen.get(id.index()).copied().filter(|&h| h != u32::MAX),
+                None => None,
+            };
+            if let Some(h) = h {
                 put_varint(out, (u64::from(h) << 2) | 3);
                 return ve + 1;
             }

@@ -230,7 +230,8 @@ fn header(out: &mut Vec<u8>, flags: u8) {
 ///
 /// Fails only for a document whose index is not one the parser makes.
 pub fn pack(doc: &Document<'_>) -> Result<Vec<u8>, Error> {
-    let mut out = Vec::with_capacity(doc.text().len() / 2 + 64);
+    // the header (the frame reserves the rest once it knows the tables' size)
+    let mut out = Vec::with_capacity(64);
     header(&mut out, 0);
     // one encoder per thread, its tables emptied for each file (their allocations
     // kept, unless a large document made them large)

@@ -626,6 +626,13 @@ impl Names {
         let start = if pl == 0 { off } else { off + pl + 1 };
         &self.arena[start..off + i.blen as usize]
     }
+    /// The number of a symbol's qualified name: the symbols of one qualified
+    /// name (in different namespaces) share it, and no other symbol has it. For a
+    /// writer that looks something up once per qualified name.
+    #[inline]
+    pub fn qname_index(&self, s: Sym) -> usize {
+        self.syms[s.index()].qname.index()
+    }
     /// The namespace id of a symbol.
     #[inline]
     pub fn ns_id(&self, s: Sym) -> NsId {

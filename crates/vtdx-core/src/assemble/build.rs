@@ -81,7 +81,7 @@ fn classify(s: &[u8]) -> u8 {
             f &= !F_BADREF;
         }
     }
-    if f & F_RSQB != 0 && memchr::memmem::find(s, b"]]>").is_some() {
+    if f & F_RSQB != 0 && crate::chars::find_seq(s, 0, b"]]>").is_some() {
         f |= F_CDEND;
     }
     f & !F_RSQB
@@ -258,7 +258,7 @@ pub struct Assembler {
     /// Value-table entries: offset, length, flags.
     values: Vec<(u32, u32, u8)>,
     // the document being written
-    buf: Vec<u8>,
+    buf: Out,
     base: usize,
     tape: Vec<u32>,
     tape_pool: Vec<u32>,
@@ -292,7 +292,7 @@ impl Assembler {
             narena: vec![0; PAD],
             varena: Vec::new(),
             values: Vec::new(),
-            buf: Vec::new(),
+            buf: Out::default(),
             base: 0,
             tape: Vec::new(),
             tape_pool: Vec::new(),
@@ -385,10 +385,16 @@ impl Assembler {
     }
 
     /// Interns the namespace name `uri` (so that declaring it does not copy the
-    /// tables a document still holds).
-    pub fn intern_namespace(&mut self, uri: &str) {
-        if !uri.is_empty() && self.names.find_ns(uri).is_none() {
-            Arc::make_mut(&mut self.names).intern_namespace(uri);
+    /// tables a document still holds) and returns its id, for
+    /// [`attribute_ns_value`](Assembler::attribute_ns_value) (valid while the
+    /// [`generation`](Assembler::generation) stays the same).
+    pub fn intern_namespace(&mut self, uri: &str) -> NsId {
+        if uri.is_empty() {
+            return NS_NONE;
+        }
+        match self.names.find_ns(uri) {
+            Some(id) => id,
+            None => Arc::make_mut(&mut self.names).intern_namespace(uri),
         }
     }
 
@@ -428,7 +434,7 @@ impl Assembler {
     /// Starts a document (abandoning one not finished). `utf8_bom`: the input
     /// starts with the UTF-8 byte-order mark ([`InputEncoding::Utf8Bom`]).
     pub fn begin(&mut self, utf8_bom: bool) {
-        self.buf = Vec::new();
+        self.buf = Out::default();
         if utf8_bom {
             self.buf.extend_from_slice(&[0xEF, 0xBB, 0xBF]);
         }
@@ -451,8 +457,7 @@ impl Assembler {
     /// Reserves room for `text` more bytes of text and `words` more index words
     /// (a producer that knows the sizes; capped by the caller).
     pub fn reserve(&mut self, text: usize, words: usize) {
-        // short pieces are copied as whole 16- or 32-byte words, then cut back
-        self.buf.reserve(text + 32);
+        self.buf.reserve(text);
         self.tape.reserve(words);
     }
 
@@ -645,9 +650,7 @@ impl Assembler {
             self.put_attr(a);
         } else if plain {
             self.put_attr(a);
-            if let Some(q) = self.buf.last_mut() {
-                *q = quote;
-            }
+            self.buf.set_last(quote);
         } else {
             self.buf.extend_from_slice(ws1);
             self.put_name(a);
@@ -693,6 +696,59 @@ impl Assembler {
         }
         self.ns_work |= decl || a.prefix != NO_PREFIX;
         self.atts.push(Att { sym, name_at, decl });
+        Ok(())
+    }
+
+    /// An attribute whose value is the namespace name `id` (from
+    /// [`intern_namespace`](Assembler::intern_namespace)) as it stands: what
+    /// [`attribute`](Assembler::attribute) writes with that name's bytes as the
+    /// value, but a namespace declaration in double quotes neither looks at the
+    /// value again (the name's flags, found when it was interned, say it needs no
+    /// normalizing and holds no `<`, `&` or `"`) nor looks it up (its id is known).
+    pub fn attribute_ns_value(&mut self, sym: Sym, ws1: &[u8], ws2: &[u8], ws3: &[u8], quote: u8, id: NsId) -> Result<(), Error> {
+        let names = Arc::clone(&self.names);
+        let Some(uri) = names.ns.get(id.index()).map(|u| u.as_bytes()) else {
+            return Err(self.fail_syntax(self.at() as usize, "a namespace id this assembler did not intern"));
+        };
+        let a = match self.syms.get(sym.index()) {
+            Some(a) if a.set => *a,
+            _ => SymA { decl: 0, ..UNSET },
+        };
+        let prefix = a.declares;
+        // what `attribute` and `declare` refuse takes their way, for their errors
+        let allowed = prefix != Q_XMLNS && (prefix == Q_XML) == (id == NS_XML) && id != NS_XMLNS && !(a.decl == 2 && id == NS_NONE);
+        if quote != b'"'
+            || a.decl == 0
+            || !allowed
+            || self.raw
+            || self.open.is_none()
+            || ws1.is_empty()
+            || !all_ws(ws1)
+            || !all_ws(ws2)
+            || !all_ws(ws3)
+            || self.atts.len() >= self.opts.limits.max_attributes as usize
+            || !names.ns_attr_plain(id)
+        {
+            return self.attribute(sym, ws1, ws2, ws3, quote, Piece::Bytes(uri));
+        }
+        let plain = ws1 == b" " && ws2.is_empty() && ws3.is_empty();
+        let name_at = if plain { self.at() + 1 } else { self.at() + ws1.len() as u32 };
+        self.tape.extend_from_slice(&[(K_NSDECL << KIND_SHIFT) | sym.as_u32(), name_at]);
+        if plain {
+            self.put_attr(a);
+        } else {
+            self.buf.extend_from_slice(ws1);
+            self.put_name(a);
+            self.buf.extend_from_slice(ws2);
+            self.buf.push(b'=');
+            self.buf.extend_from_slice(ws3);
+            self.buf.push(quote);
+        }
+        put_to(&mut self.buf, uri);
+        self.buf.push(quote);
+        self.bindings.push((prefix, id));
+        self.ns_work = true;
+        self.atts.push(Att { sym, name_at, decl: true });
         Ok(())
     }
 
@@ -791,11 +847,16 @@ impl Assembler {
     #[inline(always)]
     fn close_tag(&mut self, empty: bool) -> Result<(), Error> {
         let Some(o) = self.open else { return Ok(()) };
-        if !empty && self.atts.is_empty() && !self.ns_work && self.bindings.is_empty() && o.ns == NS_NONE {
+        if self.atts.is_empty() && !self.ns_work && self.bindings.is_empty() && o.ns == NS_NONE {
             // no attributes, nothing in a namespace: nothing to check
             self.open = None;
-            self.buf.push(b'>');
-            self.stack.push(o);
+            if empty {
+                self.buf.extend_from_slice(b"/>");
+                self.close_record(o.rec);
+            } else {
+                self.buf.push(b'>');
+                self.stack.push(o);
+            }
             return Ok(());
         }
         self.close_tag_checked(empty)
@@ -805,18 +866,7 @@ impl Assembler {
     fn close_tag_checked(&mut self, empty: bool) -> Result<(), Error> {
         let Some(o) = self.open.take() else { return Ok(()) };
         if !self.raw {
-            if self.opts.namespaces {
-                if self.ns_work || !self.bindings.is_empty() {
-                    self.tag_namespaces(o)?;
-                } else if self.sym_a(o.sym)?.ns != NS_NONE || self.atts.iter().any(|a| self.syms[a.sym.index()].ns != NS_NONE) {
-                    return Err(self.wrong_ns(o.sym, o.rec));
-                }
-            } else if self.sym_a(o.sym)?.ns != NS_NONE || self.atts.iter().any(|a| self.syms[a.sym.index()].ns != NS_NONE) {
-                return Err(self.wrong_ns(o.sym, o.rec));
-            }
-            if self.atts.len() > 1 {
-                self.unique()?;
-            }
+            self.tag_check(o)?;
         }
         if empty {
             self.buf.extend_from_slice(b"/>");
@@ -825,6 +875,23 @@ impl Assembler {
         } else {
             self.buf.push(b'>');
             self.stack.push(o);
+        }
+        Ok(())
+    }
+
+    /// The checks of the open start tag `o` at its end: namespaces, attribute uniqueness.
+    fn tag_check(&self, o: OpenEl) -> Result<(), Error> {
+        if self.opts.namespaces {
+            if self.ns_work || !self.bindings.is_empty() {
+                self.tag_namespaces(o)?;
+            } else if self.sym_a(o.sym)?.ns != NS_NONE || self.atts.iter().any(|a| self.syms[a.sym.index()].ns != NS_NONE) {
+                return Err(self.wrong_ns(o.sym, o.rec));
+            }
+        } else if self.sym_a(o.sym)?.ns != NS_NONE || self.atts.iter().any(|a| self.syms[a.sym.index()].ns != NS_NONE) {
+            return Err(self.wrong_ns(o.sym, o.rec));
+        }
+        if self.atts.len() > 1 {
+            self.unique()?;
         }
         Ok(())
     }
@@ -1049,6 +1116,11 @@ impl Assembler {
         if self.raw {
             return Ok(());
         }
+        self.run_check(start)
+    }
+
+    /// The checks of the text run from `start` (in `buf`) to the end of the text.
+    fn run_check(&self, start: usize) -> Result<(), Error> {
         let f = self.run_flags;
         if self.stack.is_empty() {
             // outside the document element: whitespace only
@@ -1110,7 +1182,7 @@ impl Assembler {
     pub fn comment(&mut self, body: &[u8]) -> Result<(), Error> {
         self.settle()?;
         if !self.raw {
-            if let Some(i) = memchr::memmem::find(body, b"--") {
+            if let Some(i) = crate::chars::find_seq(body, 0, b"--") {
                 return Err(self.fail_syntax(self.at() as usize + 4 + i, "`--` is not allowed inside a comment"));
             }
             if body.ends_with(b"-") {
@@ -1144,7 +1216,7 @@ impl Assembler {
             if ne < body.len() && !is_ws(body[ne]) {
                 return Err(self.fail_syntax(at + ne, "expected whitespace or `?>` after the processing instruction target"));
             }
-            if let Some(i) = memchr::memmem::find(&body[ne..], b"?>") {
+            if let Some(i) = crate::chars::find_seq(body, ne, b"?>").map(|i| i - ne) {
                 return Err(self.fail_syntax(at + ne + i, "`?>` ends the processing instruction before its end"));
             }
         }
@@ -1159,7 +1231,7 @@ impl Assembler {
             if self.stack.is_empty() {
                 return Err(self.fail_syntax(self.at() as usize, "a CDATA section outside the root element"));
             }
-            if let Some(i) = memchr::memmem::find(body, b"]]>") {
+            if let Some(i) = crate::chars::find_seq(body, 0, b"]]>") {
                 return Err(self.fail_syntax(self.at() as usize + 9 + i, "`]]>` ends the CDATA section before its end"));
             }
         }
@@ -1196,7 +1268,7 @@ impl Assembler {
                 return Err(self.fail(ErrorKind::UnexpectedEof { expected: "the root element" }, self.at() as usize));
             }
         }
-        let mut buf = std::mem::take(&mut self.buf);
+        let mut buf = std::mem::take(&mut self.buf).into_vec();
         let base = std::mem::replace(&mut self.base, 0);
         let text_len = buf.len() - base;
         let max = self.opts.limits.max_document_size.min(u32::MAX as u64 - 1);
@@ -1319,35 +1391,115 @@ fn special(s: &[u8]) -> bool {
     chunks.remainder().iter().any(|&b| matches!(b, b'<' | b'&' | b']'))
 }
 
-/// Appends `s` to `buf`: strings of up to 32 bytes as two overlapping words
-/// through a fixed-size buffer (no `memcpy` call), longer ones by `memcpy`.
+/// Appends `s` to `buf` (strings of up to 32 bytes as two overlapping words).
 #[inline(always)]
-fn put_to(buf: &mut Vec<u8>, s: &[u8]) {
-    let n = s.len();
-    let keep = buf.len() + n;
-    if n <= 16 {
-        let mut t = [0u8; 16];
-        if n >= 8 {
-            t[..8].copy_from_slice(&s[..8]);
-            t[n - 8..n].copy_from_slice(&s[n - 8..]);
-        } else if n >= 4 {
-            t[..4].copy_from_slice(&s[..4]);
-            t[n - 4..n].copy_from_slice(&s[n - 4..]);
-        } else if n > 0 {
-            t[0] = s[0];
-            t[n / 2] = s[n / 2];
-            t[n - 1] = s[n - 1];
+fn put_to(buf: &mut Out, s: &[u8]) {
+    buf.put(s);
+}
+
+/// Capacity kept after the written text, so that a short piece is written as
+/// whole words after one capacity check.
+const SLACK: usize = 32;
+
+/// The text being written: a `Vec` whose spare capacity is always at least
+/// `SLACK` bytes, so that a piece is written with one capacity check and its
+/// bytes copied straight into place (no temporary word, nothing to cut back).
+#[derive(Default)]
+struct Out {
+    v: Vec<u8>,
+}
+
+impl Out {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.v.len()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, n: usize) {
+        self.v.reserve((n + SLACK).max(self.v.capacity()).max(256));
+    }
+
+    /// Room for `n` more bytes of text (a producer that knows the size).
+    fn reserve(&mut self, n: usize) {
+        self.v.reserve(n + SLACK);
+    }
+
+    /// Appends `s`: up to 32 bytes as two overlapping words, longer by `memcpy`.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    fn put(&mut self, s: &[u8]) {
+        let n = s.len();
+        if self.v.capacity() - self.v.len() < n + SLACK {
+            self.grow(n);
         }
-        buf.extend_from_slice(&t);
-        buf.truncate(keep);
-    } else if n <= 32 {
-        let mut t = [0u8; 32];
-        t[..16].copy_from_slice(&s[..16]);
-        t[n - 16..n].copy_from_slice(&s[n - 16..]);
-        buf.extend_from_slice(&t);
-        buf.truncate(keep);
-    } else {
-        buf.extend_from_slice(s);
+        let p = self.v.len();
+        let src = s.as_ptr();
+        // SAFETY: the capacity after `p` is at least `n + SLACK` (checked above),
+        // so every write below, all inside `p..p + n`, is inside the allocation;
+        // every read is inside `s` (the word copies read `s[..8]` and `s[n - 8..]`
+        // with 8 <= n, and likewise for 4, 16 and the bytes of a short `s`); `s`
+        // cannot overlap the spare capacity of `self.v`, which nothing else can
+        // borrow; the bytes `p..p + n` are all written before `set_len` makes them
+        // part of the vector. PERF: `binary_loop` unpack instructions (callgrind):
+        // a temporary word, a capacity check per word and a cut back before.
+        unsafe {
+            let d = self.v.as_mut_ptr().add(p);
+            if n <= 16 {
+                if n >= 8 {
+                    d.cast::<[u8; 8]>().write_unaligned(src.cast::<[u8; 8]>().read_unaligned());
+                    d.add(n - 8).cast::<[u8; 8]>().write_unaligned(src.add(n - 8).cast::<[u8; 8]>().read_unaligned());
+                } else if n >= 4 {
+                    d.cast::<[u8; 4]>().write_unaligned(src.cast::<[u8; 4]>().read_unaligned());
+                    d.add(n - 4).cast::<[u8; 4]>().write_unaligned(src.add(n - 4).cast::<[u8; 4]>().read_unaligned());
+                } else if n > 0 {
+                    *d = *src;
+                    *d.add(n / 2) = *src.add(n / 2);
+                    *d.add(n - 1) = *src.add(n - 1);
+                }
+            } else if n <= 32 {
+                d.cast::<[u8; 16]>().write_unaligned(src.cast::<[u8; 16]>().read_unaligned());
+                d.add(n - 16).cast::<[u8; 16]>().write_unaligned(src.add(n - 16).cast::<[u8; 16]>().read_unaligned());
+            } else {
+                std::ptr::copy_nonoverlapping(src, d, n);
+            }
+            self.v.set_len(p + n);
+        }
+    }
+
+    #[inline(always)]
+    fn extend_from_slice(&mut self, s: &[u8]) {
+        self.put(s);
+    }
+
+    #[inline(always)]
+    fn push(&mut self, b: u8) {
+        if self.v.capacity() - self.v.len() < 1 + SLACK {
+            self.grow(1);
+        }
+        self.v.push(b);
+    }
+
+    /// Replaces the last byte written.
+    #[inline(always)]
+    fn set_last(&mut self, b: u8) {
+        if let Some(q) = self.v.last_mut() {
+            *q = b;
+        }
+    }
+
+    /// The bytes written.
+    fn into_vec(self) -> Vec<u8> {
+        self.v
+    }
+}
+
+impl std::ops::Deref for Out {
+    type Target = [u8];
+    #[inline(always)]
+    fn deref(&self) -> &[u8] {
+        &self.v
     }
 }
 
@@ -1551,6 +1703,55 @@ mod tests {
         a.start_element(r).unwrap();
         a.start_element(r).unwrap();
         assert!(matches!(a.start_element(r).unwrap_err().kind(), ErrorKind::LimitExceeded { limit: LimitKind::Depth, .. }));
+    }
+
+    /// A declaration whose value is given as an interned namespace name writes what
+    /// `attribute` writes, and is refused where Namespaces in XML 1.0 section 3
+    /// refuses it (the parser, on the same text, is the reference).
+    #[test]
+    fn namespace_values_are_the_attribute_bytes() {
+        let cases: [(&[u8], &str, u8); 9] = [
+            (b"xmlns:p", "urn:p", b'"'),
+            (b"xmlns", "urn:d", b'"'),
+            (b"xmlns:p", "urn:p", b'\''),
+            (b"xmlns:xml", XML_NAMESPACE, b'"'),
+            (b"xmlns:xml", "urn:other", b'"'),
+            (b"xmlns:p", XML_NAMESPACE, b'"'),
+            (b"xmlns:p", XMLNS_NAMESPACE, b'"'),
+            (b"xmlns:xmlns", "urn:p", b'"'),
+            (b"xmlns:p", "", b'"'),
+        ];
+        for (name, uri, quote) in cases {
+            let mut a = Assembler::new(&ParseOptions::default());
+            // a default declaration puts `r` in its namespace
+            let r = a.intern(b"r", if name == b"xmlns" { uri } else { "" }).unwrap();
+            let decl = a.intern(name, XMLNS_NAMESPACE).unwrap();
+            let id = a.intern_namespace(uri);
+            a.begin(false);
+            a.start_element(r).unwrap();
+            let d = a
+                .attribute_ns_value(decl, b" ", b"", b"", quote, id)
+                .and_then(|_| a.empty_element_end())
+                .and_then(|_| a.finish(InputEncoding::Utf8));
+            let q = quote as char;
+            let src = format!("<r {}={q}{uri}{q}/>", std::str::from_utf8(name).unwrap());
+            match Document::parse(src.as_bytes()) {
+                Ok(p) => {
+                    let d = d.unwrap_or_else(|e| panic!("{src}: {e}"));
+                    assert_eq!(d.source(), src.as_bytes());
+                    assert_eq!(portable(&d), portable(&p));
+                }
+                Err(_) => assert!(d.is_err(), "{src} was accepted"),
+            }
+        }
+        // a namespace name with characters a value must escape or normalize
+        let mut a = Assembler::new(&ParseOptions::default());
+        let r = a.intern(b"r", "").unwrap();
+        let decl = a.intern(b"xmlns:p", XMLNS_NAMESPACE).unwrap();
+        let id = a.intern_namespace("urn:a\"b");
+        a.begin(false);
+        a.start_element(r).unwrap();
+        assert!(a.attribute_ns_value(decl, b" ", b"", b"", b'"', id).and_then(|_| a.empty_element_end()).is_err());
     }
 
     #[test]
