@@ -198,13 +198,21 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         if !(self.plain_fast && parent_output) {
             return Ok(None);
         }
-        let Some((gt, after, decl)) = self.plain_start_tag(i) else { return Ok(None) };
+        let Some((gt, after, decl, add)) = self.plain_start_tag(i) else { return Ok(None) };
         let tape = self.tape;
-        let start = tape.start(i);
+        let mut start = tape.start(i);
         let next = tape.next(i);
         let end = tape.element_end(i);
         let sym = tape.symbol(i);
         let qlen = self.names.qname_len(sym);
+        if add != NO_DECL {
+            // `<qname`, the declaration the element needs, then the rest as written
+            let name_end = start + 1 + qlen;
+            self.raw(start..name_end)?;
+            self.end_span()?;
+            common::write_ns(&mut self.sink.buf, self.names, add.0, add.1);
+            start = name_end;
+        }
         if self.text[gt] == b'/' {
             // an empty-element tag: copied up to `/>`, then `></qname>` (canonical
             // form has no empty-element tags; a declaration on it binds nothing beyond)
@@ -239,17 +247,24 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             self.scope.push(decl);
             self.rendered.push(decl);
             self.rendered_gen += 1;
+        } else if add != NO_DECL {
+            self.rendered.push(add);
+            self.rendered_gen += 1;
         }
         self.pos = gt + 1;
         Ok(Some(after))
     }
 
     /// For [`Tree::open_plain`]: the offset of the `>` of the start tag of the
-    /// element record `i` (of the `/` of `/>` for an empty-element tag), the position after its attribute records and the
-    /// binding its declaration renders ([`NO_DECL`]: none), when the tag can be
-    /// copied as it stands.
+    /// element record `i` (of the `/` of `/>` for an empty-element tag), the position after its attribute records, the
+    /// binding its declaration renders ([`NO_DECL`]: none) and, in Exclusive
+    /// C14N, the binding of its own prefix that it must render though it does
+    /// not declare it (an ancestor outside the output, or one whose output did
+    /// not utilize it, declared it; [`NO_DECL`]: none), when the tag can be
+    /// copied as it stands, with that declaration written after its name.
     #[inline(always)]
-    fn plain_start_tag(&mut self, i: RecordId) -> Option<(usize, RecordId, (&'d str, NsId))> {
+    #[allow(clippy::type_complexity)]
+    fn plain_start_tag(&mut self, i: RecordId) -> Option<(usize, RecordId, (&'d str, NsId), (&'d str, NsId))> {
         let tape = self.tape;
         let t = self.text;
         let names = self.names;
@@ -295,10 +310,17 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         if t[p] != b'>' && !(t[p] == b'/' && t.get(p + 1) == Some(&b'>')) {
             return None;
         }
+        let mut add = NO_DECL;
         if decl == NO_DECL && self.exclusive && !self.output_binds(sym) {
-            return None;
+            // the one namespace node this element renders (its attributes are
+            // unprefixed): its prefix's binding, as the parser resolved it
+            let (prefix, ns) = (names.prefix(sym), names.ns_id(sym));
+            if prefix == "xml" || common::is_relative_ns(names, ns) {
+                return None; // for the general path (and its error)
+            }
+            add = (prefix, ns);
         }
-        Some((p, j, decl))
+        Some((p, j, decl, add))
     }
 
     /// For [`Tree::plain_start_tag`]: the declaration record `j` of an element
