@@ -198,13 +198,16 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         if !(self.plain_fast && parent_output) {
             return Ok(None);
         }
-        let Some((gt, after, decl, add)) = self.plain_start_tag(i) else { return Ok(None) };
+        let Some((gt, after, decl, add, rewrite)) = self.plain_start_tag(i) else { return Ok(None) };
         let tape = self.tape;
         let mut start = tape.start(i);
         let next = tape.next(i);
         let end = tape.element_end(i);
         let sym = tape.symbol(i);
         let qlen = self.names.qname_len(sym);
+        if rewrite {
+            return self.open_rewritten(i, gt, after, decl, add).map(Some);
+        }
         if add != NO_DECL {
             // `<qname`, the declaration the element needs, then the rest as written
             let name_end = start + 1 + qlen;
@@ -255,16 +258,85 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         Ok(Some(after))
     }
 
+    /// [`Tree::open_plain`] for a start tag to write anew: its attributes (in
+    /// `raw_atts`, unprefixed, canonical as written) sorted by name, each after
+    /// one space, after its name and the one declaration it renders (`decl` or
+    /// `add`), then `>`; the rest as [`Tree::open_plain`] does it.
+    #[inline(never)]
+    fn open_rewritten(
+        &mut self,
+        i: RecordId,
+        gt: usize,
+        after: RecordId,
+        decl: (&'d str, NsId),
+        add: (&'d str, NsId),
+    ) -> Result<RecordId, C14nError> {
+        let tape = self.tape;
+        let (t, names) = (self.text, self.names);
+        let start = tape.start(i);
+        let next = tape.next(i);
+        let end = tape.element_end(i);
+        let sym = tape.symbol(i);
+        let qlen = names.qname_len(sym);
+        self.raw(start..start + 1 + qlen)?;
+        self.end_span()?;
+        let rendered = if decl != NO_DECL { decl } else { add };
+        if rendered != NO_DECL {
+            common::write_ns(&mut self.sink.buf, names, rendered.0, rendered.1);
+        }
+        // unprefixed names: the canonical order is the order of the local names
+        self.raw_atts.sort_by(|a, b| common::cmp_str(names.local(a.0), names.local(b.0)));
+        for &(s, vs, ve, _) in self.raw_atts.as_slice() {
+            common::write_att_bytes(&mut self.sink.buf, names.local(s), &t[vs as usize..ve as usize], true);
+        }
+        self.sink.buf.push(b'>');
+        if t[gt] == b'/' {
+            self.gen_end_tag(sym);
+            self.pos = end;
+            self.sink.maybe_flush()?;
+            return Ok(next);
+        }
+        self.sink.maybe_flush()?;
+        if after == next {
+            let ce = end - qlen - 3;
+            if !is_ws(t[end - 2]) && (ce == gt + 1 || escape::text_raw_is_canonical(&t[gt + 1..ce])) {
+                self.raw(gt + 1..end)?;
+                self.pos = end;
+                return Ok(next);
+            }
+        }
+        self.stack.push(Open {
+            next,
+            end: end as u32,
+            sym,
+            scope: self.scope.len() as u32,
+            rendered: self.rendered.len() as u32,
+            empty: false,
+        });
+        if decl != NO_DECL {
+            self.scope.push(decl);
+        }
+        if rendered != NO_DECL {
+            self.rendered.push(rendered);
+            self.rendered_gen += 1;
+        }
+        self.pos = gt + 1;
+        Ok(after)
+    }
+
     /// For [`Tree::open_plain`]: the offset of the `>` of the start tag of the
     /// element record `i` (of the `/` of `/>` for an empty-element tag), the position after its attribute records, the
     /// binding its declaration renders ([`NO_DECL`]: none) and, in Exclusive
     /// C14N, the binding of its own prefix that it must render though it does
     /// not declare it (an ancestor outside the output, or one whose output did
     /// not utilize it, declared it; [`NO_DECL`]: none), when the tag can be
-    /// copied as it stands, with that declaration written after its name.
+    /// copied as it stands, with that declaration written after its name; and
+    /// whether, instead, its attributes (then in `raw_atts`) are to be written
+    /// anew: out of canonical order, or with white space other than one space
+    /// before an attribute, or any before `>` or `/>`.
     #[inline(always)]
     #[allow(clippy::type_complexity)]
-    fn plain_start_tag(&mut self, i: RecordId) -> Option<(usize, RecordId, (&'d str, NsId), (&'d str, NsId))> {
+    fn plain_start_tag(&mut self, i: RecordId) -> Option<(usize, RecordId, (&'d str, NsId), (&'d str, NsId), bool)> {
         let tape = self.tape;
         let t = self.text;
         let names = self.names;
@@ -280,6 +352,8 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         }
         let first_attr = j;
         let mut prev: &str = "";
+        let mut rewrite = false;
+        self.raw_atts.clear();
         while j < next {
             if !tape.is_kind(j, RecordKind::Attribute) {
                 if tape.is_attribute(j) {
@@ -289,24 +363,35 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             }
             let asym = tape.symbol(j);
             let local = names.local(asym);
-            if local.len() != names.qname_len(asym) || (j > first_attr && common::cmp_str(local, prev).is_le()) {
-                return None; // prefixed, or out of canonical order
+            if local.len() != names.qname_len(asym) {
+                return None; // prefixed
+            }
+            if j > first_attr && common::cmp_str(local, prev).is_le() {
+                rewrite = true; // out of canonical order
             }
             let astart = tape.start(j);
             let eq = astart + local.len();
-            if t[p] != b' ' || astart != p + 1 || t[eq] != b'=' || t[eq + 1] != b'"' {
+            if t[eq] != b'=' || t[eq + 1] != b'"' {
                 return None;
+            }
+            if astart != p + 1 || t[p] != b' ' {
+                rewrite = true; // other white space before the name (nothing else can be there)
             }
             let (ve, _, canonical) = escape::scan_attr_value(t, eq + 2, b'"');
             if !canonical {
                 return None;
             }
+            self.raw_atts.push((asym, (eq + 2) as u32, ve as u32, 3));
             prev = local;
             p = ve + 1;
             j = tape.next_attribute(j);
         }
         // `>`, or the `/>` of an empty-element tag (its record has no children:
-        // `j == next`); white space before either is for the general path
+        // `j == next`), after white space to drop
+        while is_ws(t[p]) {
+            rewrite = true;
+            p += 1;
+        }
         if t[p] != b'>' && !(t[p] == b'/' && t.get(p + 1) == Some(&b'>')) {
             return None;
         }
@@ -320,7 +405,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             }
             add = (prefix, ns);
         }
-        Some((p, j, decl, add))
+        Some((p, j, decl, add, rewrite))
     }
 
     /// For [`Tree::plain_start_tag`]: the declaration record `j` of an element
