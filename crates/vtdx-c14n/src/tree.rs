@@ -37,6 +37,12 @@ const NO_SPAN: (usize, usize) = (usize::MAX, usize::MAX);
 /// No namespace declaration (for [`Tree::plain_start_tag`]): not a binding any
 /// declaration makes (an `xmlns` prefix cannot be declared).
 const NO_DECL: (&str, NsId) = ("xmlns", NS_NONE);
+/// How [`Tree::plain_start_tag`]'s tag renders its one namespace node: declared on it ...
+const DECLARED: u8 = 1;
+/// ... or not declared on it (Exclusive C14N: its prefix's binding, new to the output) ...
+const ADDED: u8 = 2;
+/// ... and whether its attributes are to be written anew.
+const REWRITE: u8 = 4;
 
 #[inline(always)]
 fn is_ws(b: u8) -> bool {
@@ -198,22 +204,22 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         if !(self.plain_fast && parent_output) {
             return Ok(None);
         }
-        let Some((gt, after, decl, add, rewrite)) = self.plain_start_tag(i) else { return Ok(None) };
+        let Some((gt, after, binding, how)) = self.plain_start_tag(i) else { return Ok(None) };
         let tape = self.tape;
         let mut start = tape.start(i);
         let next = tape.next(i);
         let end = tape.element_end(i);
         let sym = tape.symbol(i);
         let qlen = self.names.qname_len(sym);
-        if rewrite {
-            return self.open_rewritten(i, gt, after, decl, add).map(Some);
+        if how & REWRITE != 0 {
+            return self.open_rewritten(i, gt, after, binding, how).map(Some);
         }
-        if add != NO_DECL {
+        if how & ADDED != 0 {
             // `<qname`, the declaration the element needs, then the rest as written
             let name_end = start + 1 + qlen;
             self.raw(start..name_end)?;
             self.end_span()?;
-            common::write_ns(&mut self.sink.buf, self.names, add.0, add.1);
+            common::write_ns(&mut self.sink.buf, self.names, binding.0, binding.1);
             start = name_end;
         }
         if self.text[gt] == b'/' {
@@ -246,12 +252,11 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             rendered: self.rendered.len() as u32,
             empty: false,
         });
-        if decl != NO_DECL {
-            self.scope.push(decl);
-            self.rendered.push(decl);
-            self.rendered_gen += 1;
-        } else if add != NO_DECL {
-            self.rendered.push(add);
+        if how & (DECLARED | ADDED) != 0 {
+            if how & DECLARED != 0 {
+                self.scope.push(binding);
+            }
+            self.rendered.push(binding);
             self.rendered_gen += 1;
         }
         self.pos = gt + 1;
@@ -261,15 +266,15 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     /// [`Tree::open_plain`] for a start tag to write anew: its attributes (in
     /// `raw_atts`, unprefixed, canonical as written) sorted by name, each after
     /// one space, after its name and the one declaration it renders (`decl` or
-    /// `add`), then `>`; the rest as [`Tree::open_plain`] does it.
+    /// `how`), then `>`; the rest as [`Tree::open_plain`] does it.
     #[inline(never)]
     fn open_rewritten(
         &mut self,
         i: RecordId,
         gt: usize,
         after: RecordId,
-        decl: (&'d str, NsId),
-        add: (&'d str, NsId),
+        binding: (&'d str, NsId),
+        how: u8,
     ) -> Result<RecordId, C14nError> {
         let tape = self.tape;
         let (t, names) = (self.text, self.names);
@@ -280,9 +285,8 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         let qlen = names.qname_len(sym);
         self.raw(start..start + 1 + qlen)?;
         self.end_span()?;
-        let rendered = if decl != NO_DECL { decl } else { add };
-        if rendered != NO_DECL {
-            common::write_ns(&mut self.sink.buf, names, rendered.0, rendered.1);
+        if how & (DECLARED | ADDED) != 0 {
+            common::write_ns(&mut self.sink.buf, names, binding.0, binding.1);
         }
         // unprefixed names: the canonical order is the order of the local names
         self.raw_atts.sort_by(|a, b| common::cmp_str(names.local(a.0), names.local(b.0)));
@@ -313,11 +317,11 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             rendered: self.rendered.len() as u32,
             empty: false,
         });
-        if decl != NO_DECL {
-            self.scope.push(decl);
-        }
-        if rendered != NO_DECL {
-            self.rendered.push(rendered);
+        if how & (DECLARED | ADDED) != 0 {
+            if how & DECLARED != 0 {
+                self.scope.push(binding);
+            }
+            self.rendered.push(binding);
             self.rendered_gen += 1;
         }
         self.pos = gt + 1;
@@ -329,14 +333,14 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
     /// binding its declaration renders ([`NO_DECL`]: none) and, in Exclusive
     /// C14N, the binding of its own prefix that it must render though it does
     /// not declare it (an ancestor outside the output, or one whose output did
-    /// not utilize it, declared it; [`NO_DECL`]: none), when the tag can be
+    /// not utilize it, declared it), when the tag can be
     /// copied as it stands, with that declaration written after its name; and
     /// whether, instead, its attributes (then in `raw_atts`) are to be written
     /// anew: out of canonical order, or with white space other than one space
     /// before an attribute, or any before `>` or `/>`.
     #[inline(always)]
     #[allow(clippy::type_complexity)]
-    fn plain_start_tag(&mut self, i: RecordId) -> Option<(usize, RecordId, (&'d str, NsId), (&'d str, NsId), bool)> {
+    fn plain_start_tag(&mut self, i: RecordId) -> Option<(usize, RecordId, (&'d str, NsId), u8)> {
         let tape = self.tape;
         let t = self.text;
         let names = self.names;
@@ -345,14 +349,15 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         let mut p = tape.start(i) + 1 + names.qname_len(sym);
         let mut j = tape.attributes_start(i);
         let mut decl = NO_DECL;
+        let mut how = 0;
         if j < next && tape.is_kind(j, RecordKind::NsDecl) {
             decl = self.plain_decl(sym, j, p)?;
+            how = DECLARED;
             p = tape.start(j) + names.qname_len(tape.symbol(j)) + names.ns_by_id(decl.1).len() + 3;
             j = tape.next_attribute(j);
         }
         let first_attr = j;
         let mut prev: &str = "";
-        let mut rewrite = false;
         self.raw_atts.clear();
         while j < next {
             if !tape.is_kind(j, RecordKind::Attribute) {
@@ -367,7 +372,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                 return None; // prefixed
             }
             if j > first_attr && common::cmp_str(local, prev).is_le() {
-                rewrite = true; // out of canonical order
+                how |= REWRITE; // out of canonical order
             }
             let astart = tape.start(j);
             let eq = astart + local.len();
@@ -375,7 +380,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                 return None;
             }
             if astart != p + 1 || t[p] != b' ' {
-                rewrite = true; // other white space before the name (nothing else can be there)
+                how |= REWRITE; // other white space before the name (nothing else can be there)
             }
             let (ve, _, canonical) = escape::scan_attr_value(t, eq + 2, b'"');
             if !canonical {
@@ -388,24 +393,29 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         }
         // `>`, or the `/>` of an empty-element tag (its record has no children:
         // `j == next`), after white space to drop
-        while is_ws(t[p]) {
-            rewrite = true;
-            p += 1;
-        }
         if t[p] != b'>' && !(t[p] == b'/' && t.get(p + 1) == Some(&b'>')) {
-            return None;
+            if !is_ws(t[p]) {
+                return None;
+            }
+            while is_ws(t[p]) {
+                p += 1;
+            }
+            if t[p] != b'>' && !(t[p] == b'/' && t.get(p + 1) == Some(&b'>')) {
+                return None;
+            }
+            how |= REWRITE;
         }
-        let mut add = NO_DECL;
-        if decl == NO_DECL && self.exclusive && !self.output_binds(sym) {
+        if how & DECLARED == 0 && self.exclusive && !self.output_binds(sym) {
             // the one namespace node this element renders (its attributes are
             // unprefixed): its prefix's binding, as the parser resolved it
             let (prefix, ns) = (names.prefix(sym), names.ns_id(sym));
             if prefix == "xml" || common::is_relative_ns(names, ns) {
                 return None; // for the general path (and its error)
             }
-            add = (prefix, ns);
+            decl = (prefix, ns);
+            how |= ADDED;
         }
-        Some((p, j, decl, add, rewrite))
+        Some((p, j, decl, how))
     }
 
     /// For [`Tree::plain_start_tag`]: the declaration record `j` of an element
