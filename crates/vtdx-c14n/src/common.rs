@@ -24,15 +24,17 @@ pub(crate) struct Sink<'w, W: Write + ?Sized> {
 }
 
 impl<'w, W: Write + ?Sized> Sink<'w, W> {
-    /// A sink for about `hint` bytes of output. The buffer comes from a
-    /// per-thread pool, so canonicalizing many small messages allocates nothing.
-    pub fn new(w: &'w mut W, hint: usize) -> Self {
+    /// A sink for about `hint` bytes of output, written to `w` in pieces of about
+    /// `limit` bytes (at most [`CAP`]). The buffer comes from a per-thread pool, so
+    /// canonicalizing many small messages allocates nothing.
+    pub fn new(w: &'w mut W, hint: usize, limit: usize) -> Self {
         let mut buf = POOL.with(|p| p.take());
-        let want = hint.clamp(256, CAP + 4096);
+        let limit = limit.min(CAP);
+        let want = hint.clamp(256, limit + 4096);
         if buf.capacity() < want {
             buf.reserve(want);
         }
-        Sink { buf, w, limit: CAP }
+        Sink { buf, w, limit }
     }
     /// A sink that appends the whole output to `buf` and never writes to `w`.
     pub fn collect(w: &'w mut W, buf: Vec<u8>) -> Self {

@@ -485,7 +485,7 @@ pub(crate) fn run_set<'d, W: Write + ?Sized>(
     let mut en = Engine {
         c,
         doc,
-        sink: Sink::new(w, doc.text().len() + 1024),
+        sink: Sink::new(w, doc.text().len() + 1024, c.write_size),
         exclusive: c.alg == Algorithm::ExcC14n10,
         scope: Vec::new(),
         ctx: Vec::new(),

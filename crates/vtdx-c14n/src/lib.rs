@@ -173,12 +173,14 @@ pub struct Canonicalizer {
     /// The InclusiveNamespaces PrefixList (exclusive only); `""` stands for `#default`.
     pub(crate) prefixes: Vec<String>,
     pub(crate) fast_path: bool,
+    /// Bytes collected before they go to the writer ([`Canonicalizer::write_size`]).
+    pub(crate) write_size: usize,
 }
 
 impl Canonicalizer {
     /// A canonicalizer for `alg`, without comments.
     pub fn new(alg: Algorithm) -> Self {
-        Canonicalizer { alg, with_comments: false, prefixes: Vec::new(), fast_path: true }
+        Canonicalizer { alg, with_comments: false, prefixes: Vec::new(), fast_path: true, write_size: common::CAP }
     }
 
     /// Keep comments (the `#WithComments` variants).
@@ -222,6 +224,15 @@ impl Canonicalizer {
         self
     }
 
+    /// How many bytes of output collect before they go to the writer in one
+    /// `write_all` (default 64 KiB; at least 1 KiB, at most 64 KiB). A consumer that
+    /// works on the bytes while the canonicalization goes on (a hash on another
+    /// thread) gets its first bytes sooner with a smaller size. The output is the same.
+    pub fn write_size(mut self, bytes: usize) -> Self {
+        self.write_size = bytes.clamp(1024, common::CAP);
+        self
+    }
+
     /// The algorithm.
     pub fn algorithm(&self) -> Algorithm {
         self.alg
@@ -229,7 +240,7 @@ impl Canonicalizer {
 
     /// Canonicalizes the whole document (comments per the configuration).
     pub fn canonicalize_document<W: Write + ?Sized>(&self, doc: &Document<'_>, w: &mut W) -> Result<(), C14nError> {
-        tree::run(self, doc, None, &[], Sink::new(w, doc.text().len() + 1024)).1
+        tree::run(self, doc, None, &[], Sink::new(w, doc.text().len() + 1024, self.write_size)).1
     }
 
     /// Canonicalizes the subtree rooted at `node`: for an element, the element with
@@ -281,8 +292,8 @@ impl Canonicalizer {
             );
         }
         match node.kind() {
-            NodeKind::Root => tree::run(self, doc, None, excluded, Sink::new(w, doc.text().len() + 1024)).1,
-            NodeKind::Element => tree::run(self, doc, Some(node), excluded, Sink::new(w, node.range().len() + 1024)).1,
+            NodeKind::Root => tree::run(self, doc, None, excluded, Sink::new(w, doc.text().len() + 1024, self.write_size)).1,
+            NodeKind::Element => tree::run(self, doc, Some(node), excluded, Sink::new(w, node.range().len() + 1024, self.write_size)).1,
             _ => {
                 let target = node;
                 engine::run_set(self, doc, &mut |n: SetNode<'_>| matches!(n, SetNode::Node(x) if x == target), w)

@@ -37,6 +37,12 @@ const NO_SPAN: (usize, usize) = (usize::MAX, usize::MAX);
 /// No namespace declaration (for [`Tree::plain_start_tag`]): not a binding any
 /// declaration makes (an `xmlns` prefix cannot be declared).
 const NO_DECL: (&str, NsId) = ("xmlns", NS_NONE);
+/// How [`Tree::plain_start_tag`]'s tag renders its one namespace node: declared on it ...
+const DECLARED: u8 = 1;
+/// ... or not declared on it (Exclusive C14N: its prefix's binding, new to the output) ...
+const ADDED: u8 = 2;
+/// ... and whether its attributes are to be written anew.
+const REWRITE: u8 = 4;
 
 #[inline(always)]
 fn is_ws(b: u8) -> bool {
@@ -198,13 +204,24 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         if !(self.plain_fast && parent_output) {
             return Ok(None);
         }
-        let Some((gt, after, decl)) = self.plain_start_tag(i) else { return Ok(None) };
+        let Some((gt, after, binding, how)) = self.plain_start_tag(i) else { return Ok(None) };
         let tape = self.tape;
-        let start = tape.start(i);
+        let mut start = tape.start(i);
         let next = tape.next(i);
         let end = tape.element_end(i);
         let sym = tape.symbol(i);
         let qlen = self.names.qname_len(sym);
+        if how & REWRITE != 0 {
+            return self.open_rewritten(i, gt, after, binding, how).map(Some);
+        }
+        if how & ADDED != 0 {
+            // `<qname`, the declaration the element needs, then the rest as written
+            let name_end = start + 1 + qlen;
+            self.raw(start..name_end)?;
+            self.end_span()?;
+            common::write_ns(&mut self.sink.buf, self.names, binding.0, binding.1);
+            start = name_end;
+        }
         if self.text[gt] == b'/' {
             // an empty-element tag: copied up to `/>`, then `></qname>` (canonical
             // form has no empty-element tags; a declaration on it binds nothing beyond)
@@ -235,21 +252,95 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             rendered: self.rendered.len() as u32,
             empty: false,
         });
-        if decl != NO_DECL {
-            self.scope.push(decl);
-            self.rendered.push(decl);
+        if how & (DECLARED | ADDED) != 0 {
+            if how & DECLARED != 0 {
+                self.scope.push(binding);
+            }
+            self.rendered.push(binding);
             self.rendered_gen += 1;
         }
         self.pos = gt + 1;
         Ok(Some(after))
     }
 
+    /// [`Tree::open_plain`] for a start tag to write anew: its attributes (in
+    /// `raw_atts`, unprefixed, canonical as written) sorted by name, each after
+    /// one space, after its name and the one declaration it renders (`decl` or
+    /// `how`), then `>`; the rest as [`Tree::open_plain`] does it.
+    #[inline(never)]
+    fn open_rewritten(
+        &mut self,
+        i: RecordId,
+        gt: usize,
+        after: RecordId,
+        binding: (&'d str, NsId),
+        how: u8,
+    ) -> Result<RecordId, C14nError> {
+        let tape = self.tape;
+        let (t, names) = (self.text, self.names);
+        let start = tape.start(i);
+        let next = tape.next(i);
+        let end = tape.element_end(i);
+        let sym = tape.symbol(i);
+        let qlen = names.qname_len(sym);
+        self.raw(start..start + 1 + qlen)?;
+        self.end_span()?;
+        if how & (DECLARED | ADDED) != 0 {
+            common::write_ns(&mut self.sink.buf, names, binding.0, binding.1);
+        }
+        // unprefixed names: the canonical order is the order of the local names
+        self.raw_atts.sort_by(|a, b| common::cmp_str(names.local(a.0), names.local(b.0)));
+        for &(s, vs, ve, _) in self.raw_atts.as_slice() {
+            common::write_att_bytes(&mut self.sink.buf, names.local(s), &t[vs as usize..ve as usize], true);
+        }
+        self.sink.buf.push(b'>');
+        if t[gt] == b'/' {
+            self.gen_end_tag(sym);
+            self.pos = end;
+            self.sink.maybe_flush()?;
+            return Ok(next);
+        }
+        self.sink.maybe_flush()?;
+        if after == next {
+            let ce = end - qlen - 3;
+            if !is_ws(t[end - 2]) && (ce == gt + 1 || escape::text_raw_is_canonical(&t[gt + 1..ce])) {
+                self.raw(gt + 1..end)?;
+                self.pos = end;
+                return Ok(next);
+            }
+        }
+        self.stack.push(Open {
+            next,
+            end: end as u32,
+            sym,
+            scope: self.scope.len() as u32,
+            rendered: self.rendered.len() as u32,
+            empty: false,
+        });
+        if how & (DECLARED | ADDED) != 0 {
+            if how & DECLARED != 0 {
+                self.scope.push(binding);
+            }
+            self.rendered.push(binding);
+            self.rendered_gen += 1;
+        }
+        self.pos = gt + 1;
+        Ok(after)
+    }
+
     /// For [`Tree::open_plain`]: the offset of the `>` of the start tag of the
-    /// element record `i` (of the `/` of `/>` for an empty-element tag), the position after its attribute records and the
-    /// binding its declaration renders ([`NO_DECL`]: none), when the tag can be
-    /// copied as it stands.
+    /// element record `i` (of the `/` of `/>` for an empty-element tag), the position after its attribute records, the
+    /// binding its declaration renders ([`NO_DECL`]: none) and, in Exclusive
+    /// C14N, the binding of its own prefix that it must render though it does
+    /// not declare it (an ancestor outside the output, or one whose output did
+    /// not utilize it, declared it), when the tag can be
+    /// copied as it stands, with that declaration written after its name; and
+    /// whether, instead, its attributes (then in `raw_atts`) are to be written
+    /// anew: out of canonical order, or with white space other than one space
+    /// before an attribute, or any before `>` or `/>`.
     #[inline(always)]
-    fn plain_start_tag(&mut self, i: RecordId) -> Option<(usize, RecordId, (&'d str, NsId))> {
+    #[allow(clippy::type_complexity)]
+    fn plain_start_tag(&mut self, i: RecordId) -> Option<(usize, RecordId, (&'d str, NsId), u8)> {
         let tape = self.tape;
         let t = self.text;
         let names = self.names;
@@ -258,13 +349,16 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
         let mut p = tape.start(i) + 1 + names.qname_len(sym);
         let mut j = tape.attributes_start(i);
         let mut decl = NO_DECL;
+        let mut how = 0;
         if j < next && tape.is_kind(j, RecordKind::NsDecl) {
             decl = self.plain_decl(sym, j, p)?;
+            how = DECLARED;
             p = tape.start(j) + names.qname_len(tape.symbol(j)) + names.ns_by_id(decl.1).len() + 3;
             j = tape.next_attribute(j);
         }
         let first_attr = j;
         let mut prev: &str = "";
+        self.raw_atts.clear();
         while j < next {
             if !tape.is_kind(j, RecordKind::Attribute) {
                 if tape.is_attribute(j) {
@@ -274,31 +368,54 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             }
             let asym = tape.symbol(j);
             let local = names.local(asym);
-            if local.len() != names.qname_len(asym) || (j > first_attr && common::cmp_str(local, prev).is_le()) {
-                return None; // prefixed, or out of canonical order
+            if local.len() != names.qname_len(asym) {
+                return None; // prefixed
+            }
+            if j > first_attr && common::cmp_str(local, prev).is_le() {
+                how |= REWRITE; // out of canonical order
             }
             let astart = tape.start(j);
             let eq = astart + local.len();
-            if t[p] != b' ' || astart != p + 1 || t[eq] != b'=' || t[eq + 1] != b'"' {
+            if t[eq] != b'=' || t[eq + 1] != b'"' {
                 return None;
+            }
+            if astart != p + 1 || t[p] != b' ' {
+                how |= REWRITE; // other white space before the name (nothing else can be there)
             }
             let (ve, _, canonical) = escape::scan_attr_value(t, eq + 2, b'"');
             if !canonical {
                 return None;
             }
+            self.raw_atts.push((asym, (eq + 2) as u32, ve as u32, 3));
             prev = local;
             p = ve + 1;
             j = tape.next_attribute(j);
         }
         // `>`, or the `/>` of an empty-element tag (its record has no children:
-        // `j == next`); white space before either is for the general path
+        // `j == next`), after white space to drop
         if t[p] != b'>' && !(t[p] == b'/' && t.get(p + 1) == Some(&b'>')) {
-            return None;
+            if !is_ws(t[p]) {
+                return None;
+            }
+            while is_ws(t[p]) {
+                p += 1;
+            }
+            if t[p] != b'>' && !(t[p] == b'/' && t.get(p + 1) == Some(&b'>')) {
+                return None;
+            }
+            how |= REWRITE;
         }
-        if decl == NO_DECL && self.exclusive && !self.output_binds(sym) {
-            return None;
+        if how & DECLARED == 0 && self.exclusive && !self.output_binds(sym) {
+            // the one namespace node this element renders (its attributes are
+            // unprefixed): its prefix's binding, as the parser resolved it
+            let (prefix, ns) = (names.prefix(sym), names.ns_id(sym));
+            if prefix == "xml" || common::is_relative_ns(names, ns) {
+                return None; // for the general path (and its error)
+            }
+            decl = (prefix, ns);
+            how |= ADDED;
         }
-        Some((p, j, decl))
+        Some((p, j, decl, how))
     }
 
     /// For [`Tree::plain_start_tag`]: the declaration record `j` of an element

@@ -158,6 +158,36 @@ fn streams_to_a_digest_in_pieces() {
     assert_eq!(seen, whole);
 }
 
+/// `write_size` sets how much output collects before each write: the same
+/// bytes, in pieces of at least that size (but the last) and, with a small size,
+/// many more of them; the size is clamped to 1 KiB..64 KiB.
+#[test]
+fn write_size_sets_the_pieces() {
+    let mut xml = String::from("<r xmlns='urn:r'>");
+    for i in 0..5_000 {
+        xml.push_str(&format!("<i n='{i}' b='2' a='1'>a &amp; b<e/></i>"));
+    }
+    xml.push_str("</r>");
+    let doc = Document::parse(xml.as_bytes()).unwrap();
+    let whole = Canonicalizer::new(Algorithm::ExcC14n10).document_to_vec(&doc).unwrap();
+    assert!(whole.len() > 200_000);
+    for (size, least) in [(1usize, 1024usize), (4096, 4096), (16 << 10, 16 << 10), (1 << 30, 64 << 10)] {
+        let mut sizes = Vec::new();
+        let mut seen = Vec::new();
+        {
+            let mut w = DigestWriter::new(|d: &[u8]| {
+                sizes.push(d.len());
+                seen.extend_from_slice(d);
+            });
+            Canonicalizer::new(Algorithm::ExcC14n10).write_size(size).canonicalize_document(&doc, &mut w).unwrap();
+        }
+        assert_eq!(seen, whole, "write_size {size}");
+        let last = sizes.pop().unwrap();
+        assert!(last > 0 && sizes.iter().all(|&n| n >= least), "write_size {size}: {sizes:?}");
+        assert!(sizes.len() + 1 >= whole.len() / (least + 4096), "write_size {size}: {} pieces", sizes.len() + 1);
+    }
+}
+
 #[test]
 fn write_errors_are_reported() {
     struct Fail;

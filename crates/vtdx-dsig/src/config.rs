@@ -21,6 +21,7 @@ use crate::crypto::{AwsLcProvider, CryptoProvider};
 /// | SOAP rules (no DOCTYPE, one Envelope, one Body, `mustUnderstand`, one Security header per role) | on |
 /// | Timestamp freshness (when a Timestamp is present) | checked, clock skew 300 s, now = the system clock |
 /// | a signed Timestamp | not required |
+/// | a helper thread hashing large References | off |
 #[derive(Debug, Clone)]
 pub struct VerifyConfig {
     pub(crate) allow_sha1: bool,
@@ -36,6 +37,7 @@ pub struct VerifyConfig {
     pub(crate) now: Option<SystemTime>,
     pub(crate) require_timestamp: bool,
     pub(crate) decrypts_after: bool,
+    pub(crate) parallel: bool,
     pub(crate) provider: Arc<dyn CryptoProvider>,
 }
 
@@ -55,6 +57,7 @@ impl Default for VerifyConfig {
             now: None,
             require_timestamp: false,
             decrypts_after: false,
+            parallel: false,
             provider: Arc::new(AwsLcProvider),
         }
     }
@@ -195,6 +198,24 @@ impl VerifyConfigBuilder {
     /// checked for freshness, signed or not; [`crate::Verified::timestamp_signed`] tells).
     pub fn require_timestamp(mut self, on: bool) -> Self {
         self.0.require_timestamp = on;
+        self
+    }
+
+    /// Hash large References on a helper thread while this thread
+    /// canonicalizes them (default off). A Reference whose subtree is 32 KiB or
+    /// more is handed over in 16 KiB pieces of canonical bytes to a helper thread
+    /// of the calling thread (started the first time, then parked), which hashes
+    /// them meanwhile; the calling thread never waits for it, and takes back and
+    /// hashes itself whatever the helper has not done when it needs the digest
+    /// (or when the helper falls three pieces behind). The work, its order and
+    /// the results are the same (the signature over `SignedInfo` is still
+    /// checked before any Reference is digested); only the time differs. It pays
+    /// on a machine with a core to spare; on a busy one (every core taken, as a
+    /// server verifying many messages at once) it costs time, which is why it is
+    /// off by default. The provider's digest contexts must be copyable
+    /// ([`crate::DigestContext::try_clone`]), else everything stays on this thread.
+    pub fn parallel(mut self, on: bool) -> Self {
+        self.0.parallel = on;
         self
     }
 

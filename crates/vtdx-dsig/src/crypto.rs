@@ -13,10 +13,20 @@ use crate::alg::{DigestAlgorithm, SignatureAlgorithm};
 use crate::error::ErrorKind;
 use crate::key::{Curve, KeyMaterial};
 
-/// An incremental digest. Write the data, then [`DigestContext::finish`].
-pub trait DigestContext: Write {
+/// An incremental digest. Write the data, then [`DigestContext::finish`]. `Send`:
+/// a large Reference may be hashed on a helper thread
+/// ([`crate::VerifyConfigBuilder::parallel`]).
+pub trait DigestContext: Write + Send {
     /// The digest of everything written.
     fn finish(self: Box<Self>) -> Vec<u8>;
+
+    /// A copy of the context as it stands, when the provider can make one
+    /// (default `None`). A large Reference is hashed on a helper thread only with
+    /// a context that can be copied: the copy after each piece is what the
+    /// calling thread carries on from when it takes the rest of the hash back.
+    fn try_clone(&self) -> Option<Box<dyn DigestContext>> {
+        None
+    }
 }
 
 /// The cryptographic operations verification needs. Implement it to put
@@ -55,6 +65,9 @@ impl Write for AwsDigest {
 impl DigestContext for AwsDigest {
     fn finish(self: Box<Self>) -> Vec<u8> {
         self.0.finish().as_ref().to_vec()
+    }
+    fn try_clone(&self) -> Option<Box<dyn DigestContext>> {
+        Some(Box::new(AwsDigest(self.0.clone())))
     }
 }
 

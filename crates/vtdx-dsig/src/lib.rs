@@ -51,6 +51,7 @@ pub mod enc;
 mod error;
 pub mod key;
 mod keyinfo;
+mod pipe;
 mod reference;
 mod sign;
 mod signature;

@@ -11,7 +11,9 @@ use vtdx_core::{Document, Node, NodeId, NodeKind, XML_NAMESPACE};
 use vtdx_xpath::{Context, Functions, Namespaces, NodeSet, Value, XNode, XNodeKind, XPath};
 
 use crate::alg::WSU_NS;
+use crate::crypto::DigestContext;
 use crate::error::{Error, ErrorKind};
+use crate::pipe;
 use crate::signature::{Reference, Transform};
 
 /// The ID-like attributes of a document, by value: `Id`, `ID`, `id` (no
@@ -306,14 +308,41 @@ fn here_functions(x: Node<'_>) -> Functions {
     f
 }
 
+/// [`digest_input`] into the digest `ctx`, finished: what the Reference covers
+/// and its digest. With `parallel`, a Reference whose subtree is large is
+/// hashed by this thread's helper (`crate::pipe`) while it is canonicalized.
+pub(crate) fn digest_streamed<'d>(
+    doc: &'d Document<'d>,
+    r: &Reference<'d>,
+    signature: Node<'d>,
+    ids: &IdIndex<'d>,
+    mut ctx: Box<dyn DigestContext>,
+    parallel: bool,
+) -> Result<(Coverage<'d>, Vec<u8>), Error> {
+    let large = || dereference(doc, r.uri.as_deref(), ids).is_ok_and(|(a, _)| a.range().len() >= pipe::STREAM_MIN_BYTES);
+    if parallel && large() {
+        match pipe::stream(ctx) {
+            Ok(mut w) => {
+                let coverage = digest_input(doc, r, signature, ids, &mut w, pipe::CHUNK)?;
+                return Ok((coverage, w.finish()));
+            }
+            Err(c) => ctx = c,
+        }
+    }
+    let coverage = digest_input(doc, r, signature, ids, &mut ctx, usize::MAX)?;
+    Ok((coverage, ctx.finish()))
+}
+
 /// Applies the transforms of `r` to the data the URI selects and writes the
-/// digest input to `out`. Returns what the Reference covers.
+/// digest input to `out`, in writes of about `write_size` bytes (see
+/// [`Canonicalizer::write_size`]). Returns what the Reference covers.
 pub(crate) fn digest_input<'d, W: Write + ?Sized>(
     doc: &'d Document<'d>,
     r: &Reference<'d>,
     signature: Node<'d>,
     ids: &IdIndex<'d>,
     out: &mut W,
+    write_size: usize,
 ) -> Result<Coverage<'d>, Error> {
     let at = r.node.range().start;
     let (apex, comments) = dereference(doc, r.uri.as_deref(), ids).map_err(|k| Error::at(k, at))?;
@@ -333,10 +362,10 @@ pub(crate) fn digest_input<'d, W: Write + ?Sized>(
             }
             (Transform::C14n(c), d @ (Data::Tree { .. } | Data::Set { .. })) => {
                 if last {
-                    return finish(d, c, out, tat);
+                    return finish(d, c, out, tat, write_size);
                 }
                 let mut v = Vec::new();
-                finish(d, c, &mut v, tat)?;
+                finish(d, c, &mut v, tat, write_size)?;
                 Data::Octets(v)
             }
             (Transform::Base64, d) => {
@@ -427,7 +456,7 @@ pub(crate) fn digest_input<'d, W: Write + ?Sized>(
             out.write_all(&o).map_err(|e| Error::at(ErrorKind::C14n(e.to_string()), at))?;
             Ok(Coverage::Text { apex })
         }
-        d => finish(d, &Canonicalizer::new(Algorithm::C14n10), out, at),
+        d => finish(d, &Canonicalizer::new(Algorithm::C14n10), out, at, write_size),
     }
 }
 
@@ -443,17 +472,17 @@ fn to_set<'d>(d: Data<'d>, at: usize, uri: &str) -> Result<(Node<'d>, Vec<XNode<
 }
 
 /// Canonicalizes a node-set into `out` (streamed: a digest context is a `Write`).
-fn finish<'d, W: Write + ?Sized>(d: Data<'d>, c: &Canonicalizer, out: &mut W, at: usize) -> Result<Coverage<'d>, Error> {
+fn finish<'d, W: Write + ?Sized>(d: Data<'d>, c: &Canonicalizer, out: &mut W, at: usize, write_size: usize) -> Result<Coverage<'d>, Error> {
     let c14n_err = |e: vtdx_c14n::C14nError| Error::at(ErrorKind::C14n(e.to_string()), at);
     match d {
         Data::Tree { apex, comments, excluded } => {
             let c = if comments { c.clone() } else { c.clone().with_comments(false) };
-            c.canonicalize_subtree_excluding(apex, &excluded, out).map_err(c14n_err)?;
+            c.write_size(write_size).canonicalize_subtree_excluding(apex, &excluded, out).map_err(c14n_err)?;
             Ok(Coverage::Tree { apex, comments, excluded })
         }
         Data::Set { apex, nodes } => {
             let set = XPathNodeSet::from_nodes(nodes);
-            c.canonicalize_xpath_node_set(apex.document(), &set, out).map_err(c14n_err)?;
+            c.clone().write_size(write_size).canonicalize_xpath_node_set(apex.document(), &set, out).map_err(c14n_err)?;
             Ok(Coverage::Set { apex, set })
         }
         Data::Octets(_) => Err(Error::at(

@@ -665,7 +665,7 @@ impl Signer {
         let mut digests = Vec::with_capacity(parsed.references.len());
         for r in &parsed.references {
             let mut ctx = provider.digest(r.digest).map_err(Error::new)?;
-            reference::digest_input(doc, r, sig_node, &ids, &mut ctx)?;
+            reference::digest_input(doc, r, sig_node, &ids, &mut ctx, usize::MAX)?;
             let dv = r
                 .node
                 .element_children()

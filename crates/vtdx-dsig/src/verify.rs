@@ -350,13 +350,32 @@ impl Verifier {
         }
 
         // 2. SignedInfo canonicalized, the signature checked (before any reference work)
+        let (key, chain) = self.check_signed_info(&sig, keys, &strong, &message_certs)?;
+        // 3. each Reference: dereference, transform, stream into the digest, compare
+        let refs = self.digest_references(doc, &sig, ids)?;
+        Ok(VerifiedSignature { signature: sig.node, method: sig.method, key: key.min(caller.len()), chain, references: refs })
+    }
+
+    /// Step 2 of [`Verifier::verify_one`]: the canonical `SignedInfo` checked with
+    /// the `strong` candidates among `keys`; the index of the key that verified it
+    /// and, with a trust store, the validated chain.
+    fn check_signed_info(
+        &self,
+        sig: &signature::Signature<'_>,
+        keys: &[VerifyingKey],
+        strong: &[usize],
+        message_certs: &[Certificate],
+    ) -> Result<(usize, Option<Vec<Certificate>>), Error> {
+        let cfg = &self.config;
+        let provider = &*cfg.provider;
+        let caller = self.keys.keys();
         let mut si = Vec::with_capacity(sig.signed_info.range().len() + 256);
         sig.c14n
             .canonicalize_subtree(sig.signed_info, &mut si)
             .map_err(|e| Error::at(ErrorKind::C14n(e.to_string()), sig.signed_info.range().start))?;
         let mut used = None;
         let mut last_err = ErrorKind::InvalidSignature;
-        for &i in &strong {
+        for &i in strong {
             match provider.verify(sig.method, keys[i].material(), &si, &sig.value) {
                 Ok(()) => {
                     used = Some(i);
@@ -375,22 +394,35 @@ impl Verifier {
             if let Some(cert) = keys[key].certificate().filter(|_| from_store || t.validates_caller_keys()) {
                 let now = t.time().unwrap_or_else(|| cfg.now());
                 let at = sig.key_info.map_or(sig.node.range().start, |k| k.range().start);
-                chain = Some(t.validate(cert, &message_certs, now, cfg.min_rsa_bits).map_err(|e| e.or_at(at))?);
+                chain = Some(t.validate(cert, message_certs, now, cfg.min_rsa_bits).map_err(|e| e.or_at(at))?);
             }
         }
-        let key = key.min(caller.len());
+        Ok((key, chain))
+    }
 
-        // 3. each Reference: dereference, transform, stream into the digest, compare
+    /// Step 3 of [`Verifier::verify_one`]: each Reference dereferenced,
+    /// transformed, streamed into its digest (hashed by this thread's helper
+    /// when [`crate::VerifyConfigBuilder::parallel`] is on and the Reference is
+    /// large) and compared.
+    fn digest_references<'d>(
+        &self,
+        doc: &'d Document<'d>,
+        sig: &signature::Signature<'d>,
+        ids: &IdIndex<'d>,
+    ) -> Result<Vec<VerifiedReference<'d>>, Error> {
+        let cfg = &self.config;
+        let provider = &*cfg.provider;
         let mut refs = Vec::with_capacity(sig.references.len());
         for (index, r) in sig.references.iter().enumerate() {
-            let mut ctx = provider.digest(r.digest).map_err(|k| Error::at(k, r.node.range().start))?;
-            let coverage = reference::digest_input(doc, r, sig.node, ids, &mut ctx)?;
-            if ctx.finish() != r.digest_value {
-                return Err(Error::at(ErrorKind::DigestMismatch { index, uri: r.uri.clone().unwrap_or_default() }, r.node.range().start));
+            let at = r.node.range().start;
+            let ctx = provider.digest(r.digest).map_err(|k| Error::at(k, at))?;
+            let (coverage, digest) = reference::digest_streamed(doc, r, sig.node, ids, ctx, cfg.parallel)?;
+            if digest != r.digest_value {
+                return Err(Error::at(ErrorKind::DigestMismatch { index, uri: r.uri.clone().unwrap_or_default() }, at));
             }
             if cfg.reject_split_text {
                 if let Coverage::Tree { apex, comments: false, excluded } = &coverage {
-                    check_split_text(*apex, excluded, ids).map_err(|e| e.or_at(r.node.range().start))?;
+                    check_split_text(*apex, excluded, ids).map_err(|e| e.or_at(at))?;
                 }
             }
             refs.push(VerifiedReference {
@@ -401,7 +433,7 @@ impl Verifier {
                 coverage,
             });
         }
-        Ok(VerifiedSignature { signature: sig.node, method: sig.method, key, chain, references: refs })
+        Ok(refs)
     }
 }
 

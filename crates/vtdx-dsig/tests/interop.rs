@@ -217,3 +217,63 @@ fn xmlsec1_signs_vtdx_verifies() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A Body of about 150 KB that canonicalization changes throughout (attributes
+/// to reorder, empty-element tags, references, CDATA sections, comments, a
+/// namespace declared on each block), so its canonical bytes are handed to the
+/// hashing helper in many chunks (`VerifyConfigBuilder::parallel`).
+fn big_body() -> String {
+    let mut s = String::from(r#"<m:Batch xmlns:m="urn:m">"#);
+    for i in 0..1500 {
+        s.push_str(&format!(
+            "\n  <m:item xmlns:x=\"urn:x{}\" z=\"{i}\" a='1&amp;2' x:b=\"q\"><m:e  b=\"2\" a=\"1\"/>tick{i} &lt; &#233;<![CDATA[ a<b ]]><!-- c --></m:item >",
+            i % 7
+        ));
+    }
+    s.push_str("\n</m:Batch>");
+    s
+}
+
+/// xmlsec1 signs a WS-Security message with a large Body; vtdx verifies it with
+/// the hashing helper and without, and refuses it in both ways once a byte of
+/// the Body, early, in the middle or late, has changed.
+#[test]
+fn large_body_xmlsec1_signs_vtdx_verifies() {
+    let Some(xmlsec) = xmlsec1() else { return };
+    let s = Scratch::new("large");
+    let (_, vk) = key_pair("rsa/rsa-2048-key.pem", "rsa/rsa-2048-cert.pem");
+    let template = wss_template(SOAP11_NS, SignatureAlgorithm::RsaPkcs1(DigestAlgorithm::Sha256), true).replacen(
+        r#"<m:Pay xmlns:m="urn:m">10</m:Pay>"#,
+        &big_body(),
+        1,
+    );
+    let t = s.write("large.tmpl", template.as_bytes());
+    let out = s.0.join("large.xml");
+    let mut args = vec!["--sign".to_string(), "--output".into(), out.to_string_lossy().into_owned()];
+    args.extend(key_args(&s, "rsa/rsa-2048-key.pem", "rsa/rsa-2048-cert.pem", true));
+    args.extend(wss_id_args(SOAP11_NS));
+    args.push(t.to_string_lossy().into_owned());
+    let (ok, log) = run(xmlsec, &args);
+    assert!(ok, "xmlsec1 --sign failed:\n{log}");
+    let signed = String::from_utf8(std::fs::read(&out).unwrap()).unwrap();
+    assert!(signed.len() > 150_000, "{}", signed.len());
+    for parallel in [true, false] {
+        let verifier = Verifier::new(VerifyConfig::builder().require_timestamp(true).parallel(parallel).build(), vec![vk.clone()]);
+        let doc = Document::parse(signed.as_bytes()).unwrap();
+        match verifier.verify(&doc) {
+            Ok(v) => assert!(v.covers_payload() && v.timestamp_signed(), "parallel {parallel}: not covered"),
+            Err(e) => panic!("parallel {parallel}: vtdx refused: {}", e.display_with(doc.text())),
+        }
+        for i in [3, 750, 1497] {
+            let tampered = signed.replacen(&format!(">tick{i} "), &format!(">tock{i} "), 1);
+            assert_ne!(tampered, signed);
+            let doc = Document::parse(tampered.as_bytes()).unwrap();
+            let e = verifier.verify(&doc).expect_err("a changed Body verified");
+            assert!(
+                matches!(e.kind(), vtdx_dsig::ErrorKind::DigestMismatch { index: 0, .. }),
+                "parallel {parallel}, tick{i}: {}",
+                e.display_with(doc.text())
+            );
+        }
+    }
+}
