@@ -244,6 +244,15 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             }
         }
         self.raw(start..gt + 1)?;
+        self.push_plain_open(next, end, sym, binding, how);
+        self.pos = gt + 1;
+        Ok(Some(after))
+    }
+
+    /// Opens an element written by the plain path: its entry on the stack, and
+    /// the one namespace node it declared or rendered (`how`) in scope.
+    #[inline(always)]
+    fn push_plain_open(&mut self, next: RecordId, end: usize, sym: Sym, binding: (&'d str, NsId), how: u8) {
         self.stack.push(Open {
             next,
             end: end as u32,
@@ -259,8 +268,6 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
             self.rendered.push(binding);
             self.rendered_gen += 1;
         }
-        self.pos = gt + 1;
-        Ok(Some(after))
     }
 
     /// [`Tree::open_plain`] for a start tag to write anew: its attributes (in
@@ -309,21 +316,7 @@ impl<'d, 'c, 'w, W: Write + ?Sized> Tree<'d, 'c, 'w, W> {
                 return Ok(next);
             }
         }
-        self.stack.push(Open {
-            next,
-            end: end as u32,
-            sym,
-            scope: self.scope.len() as u32,
-            rendered: self.rendered.len() as u32,
-            empty: false,
-        });
-        if how & (DECLARED | ADDED) != 0 {
-            if how & DECLARED != 0 {
-                self.scope.push(binding);
-            }
-            self.rendered.push(binding);
-            self.rendered_gen += 1;
-        }
+        self.push_plain_open(next, end, sym, binding, how);
         self.pos = gt + 1;
         Ok(after)
     }

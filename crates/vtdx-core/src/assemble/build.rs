@@ -534,6 +534,32 @@ impl Assembler {
         put_to(&mut self.buf, &self.narena[off..off + len]);
     }
 
+    /// Appends an attribute-kind record of `kind` for `sym` and the start tag's
+    /// text up to the value: ` q="` as stored when written with one space and no
+    /// white space around `=` (the quote replaced when it is `'`), else `ws1`,
+    /// the name, `ws2`, `=`, `ws3` and the quote. Returns where the name starts.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn put_attr_head(&mut self, kind: u32, sym: Sym, a: SymA, ws1: &[u8], ws2: &[u8], ws3: &[u8], quote: u8) -> u32 {
+        let plain = ws1 == b" " && ws2.is_empty() && ws3.is_empty();
+        let name_at = if plain { self.at() + 1 } else { self.at() + ws1.len() as u32 };
+        self.tape.extend_from_slice(&[(kind << KIND_SHIFT) | sym.as_u32(), name_at]);
+        if plain {
+            self.put_attr(a);
+            if quote != b'"' {
+                self.buf.set_last(quote);
+            }
+        } else {
+            self.buf.extend_from_slice(ws1);
+            self.put_name(a);
+            self.buf.extend_from_slice(ws2);
+            self.buf.push(b'=');
+            self.buf.extend_from_slice(ws3);
+            self.buf.push(quote);
+        }
+        name_at
+    }
+
     /// Closes the open start tag, or checks the text run that ends here.
     #[inline(always)]
     fn settle(&mut self) -> Result<(), Error> {
@@ -641,24 +667,9 @@ impl Assembler {
             let at = self.at() as usize;
             return Err(self.fail(ErrorKind::LimitExceeded { limit: LimitKind::Attributes, value: self.atts.len() as u64 + 1, max }, at));
         }
-        let plain = ws1 == b" " && ws2.is_empty() && ws3.is_empty();
-        let name_at = if plain { self.at() + 1 } else { self.at() + ws1.len() as u32 };
         let decl = a.decl != 0;
         let kind = if decl { K_NSDECL } else { K_ATTR };
-        self.tape.extend_from_slice(&[(kind << KIND_SHIFT) | sym.as_u32(), name_at]);
-        if plain && quote == b'"' {
-            self.put_attr(a);
-        } else if plain {
-            self.put_attr(a);
-            self.buf.set_last(quote);
-        } else {
-            self.buf.extend_from_slice(ws1);
-            self.put_name(a);
-            self.buf.extend_from_slice(ws2);
-            self.buf.push(b'=');
-            self.buf.extend_from_slice(ws3);
-            self.buf.push(quote);
-        }
+        let name_at = self.put_attr_head(kind, sym, a, ws1, ws2, ws3, quote);
         let vs = self.buf.len();
         let flags = match value {
             Piece::Bytes(v) => {
@@ -731,19 +742,7 @@ impl Assembler {
         {
             return self.attribute(sym, ws1, ws2, ws3, quote, Piece::Bytes(uri));
         }
-        let plain = ws1 == b" " && ws2.is_empty() && ws3.is_empty();
-        let name_at = if plain { self.at() + 1 } else { self.at() + ws1.len() as u32 };
-        self.tape.extend_from_slice(&[(K_NSDECL << KIND_SHIFT) | sym.as_u32(), name_at]);
-        if plain {
-            self.put_attr(a);
-        } else {
-            self.buf.extend_from_slice(ws1);
-            self.put_name(a);
-            self.buf.extend_from_slice(ws2);
-            self.buf.push(b'=');
-            self.buf.extend_from_slice(ws3);
-            self.buf.push(quote);
-        }
+        let name_at = self.put_attr_head(K_NSDECL, sym, a, ws1, ws2, ws3, quote);
         put_to(&mut self.buf, uri);
         self.buf.push(quote);
         self.bindings.push((prefix, id));
