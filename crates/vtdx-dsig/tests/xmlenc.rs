@@ -400,7 +400,8 @@ fn element_bytes(xml: &[u8], local: &str) -> Vec<u8> {
 /// made with the Header; the Body alone or with a large header block) decrypt
 /// to their Body and header block byte for byte, and so do documents of several
 /// large parts, element and content, to RSA and to a direct key; in UTF-8, and
-/// in ISO-8859-1 and UTF-16, which take the Editor's way.
+/// in ISO-8859-1 and UTF-16, which take the Editor's way; and one Encryptor
+/// from several threads at once.
 #[test]
 fn large_parts_round_trip_byte_for_byte() {
     let big = rows(3000);
@@ -455,6 +456,23 @@ fn large_parts_round_trip_byte_for_byte() {
             }
         }
     }
+    // one Encryptor (which keeps a sealing buffer between messages) used by four
+    // threads at once, on messages large and small
+    let [(e, d), _] = keys();
+    let small = soap(SOAP11, true);
+    let inputs = [format!("<soap:Envelope xmlns:soap=\"{SOAP11}\" xmlns:m=\"urn:m\"><soap:Body>{big}</soap:Body></soap:Envelope>"), small];
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let (e, d, inputs) = (&e, &d, &inputs);
+            s.spawn(move || {
+                for i in 0..6 {
+                    let input = &inputs[(t + i) % 2];
+                    let out = e.encrypt_wss(&Document::parse(input.as_bytes()).unwrap(), &WssEncryptOptions::default(), &[]).unwrap();
+                    assert_eq!(body_bytes(&d.decrypt_bytes(&out).unwrap()), body_bytes(input.as_bytes()), "thread {t}, message {i}");
+                }
+            });
+        }
+    });
 }
 
 fn signer() -> (Signer, Verifier) {

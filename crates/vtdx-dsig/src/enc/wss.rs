@@ -100,7 +100,7 @@ impl Encryptor {
                 s
             }
         };
-        write_encrypted(doc, &parts, |ed| {
+        let out = write_encrypted(doc, &parts, |ed| {
             match (soap.security, soap.header) {
                 (Some(sec), _) => ed.prepend_child(sec, &entry).map_err(edit_err)?,
                 (None, header) => {
@@ -127,6 +127,8 @@ impl Encryptor {
                 }
             }
             Ok(())
-        })
+        });
+        self.keep_buffers(parts);
+        out
     }
 }
