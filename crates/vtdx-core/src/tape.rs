@@ -592,6 +592,67 @@ impl<'d> Tape<'d> {
     }
 }
 
+/// The element records of `doc` whose symbol is one of `syms`, in document order.
+///
+/// Where it is exact, this compares the raw words with the element word 0s of
+/// `syms` 32 at a time instead of walking the records: every word that is
+/// not a record's word 0 is a byte offset into the text ([`START`],
+/// [`ELEM_END`], [`LEAF_END`]), a word index into the tape ([`NEXT`],
+/// [`PARENT`]), [`NONE`] (kind bits 15, no record's) or, in a document with a
+/// DTD, a [`DECL`] index. An element's word 0 is `1 << KIND_SHIFT | sym`, at
+/// least 2^28: so when the text and the tape are shorter than that and there is
+/// no DTD, a word equal to it is that element's record. Other documents are
+/// walked record by record.
+pub fn elements_with_symbols(doc: &Document<'_>, syms: &[Sym]) -> Vec<RecordId> {
+    const LANES: usize = 32;
+    let tape = Tape::of(doc);
+    let mut out = Vec::new();
+    if syms.is_empty() {
+        return out;
+    }
+    const LIMIT: usize = 1 << KIND_SHIFT;
+    if doc.dtd().is_some() || doc.text().len() >= LIMIT || tape.len() >= LIMIT {
+        let mut r = RecordId(0);
+        while r < tape.end() {
+            if tape.is_element(r) && syms.contains(&tape.symbol(r)) {
+                out.push(r);
+            }
+            r = tape.after_record(r);
+        }
+        return out;
+    }
+    // (a symbol too large for the payload bits names no record)
+    let heads: Vec<u32> =
+        syms.iter().filter(|s| s.as_u32() <= PAYLOAD_MASK).map(|s| (RecordKind::Element as u32) << KIND_SHIFT | s.as_u32()).collect();
+    let words = tape.words();
+    let mut chunks = words.chunks_exact(LANES);
+    let mut base = 0usize;
+    let pick = |at: usize, c: &[u32], out: &mut Vec<RecordId>| {
+        for (j, w) in c.iter().enumerate() {
+            if heads.contains(w) {
+                out.push(RecordId((at + j) as u32));
+            }
+        }
+    };
+    for c in &mut chunks {
+        let c: &[u32; LANES] = c.try_into().unwrap_or(&[0; LANES]);
+        // a branch-free comparison of the whole chunk with each head (vectorized);
+        // the chunks that hold one are looked at word by word
+        let mut m = [0u32; LANES];
+        for &h in &heads {
+            for (m, &w) in m.iter_mut().zip(c) {
+                *m |= (w == h) as u32;
+            }
+        }
+        if m.iter().fold(0, |a, &b| a | b) != 0 {
+            pick(base, c, &mut out);
+        }
+        base += LANES;
+    }
+    pick(base, chunks.remainder(), &mut out);
+    out
+}
+
 #[cold]
 #[inline(never)]
 #[track_caller]
@@ -654,6 +715,50 @@ mod tests {
 
     fn r(w: u32) -> RecordId {
         RecordId::new(w)
+    }
+
+    /// `elements_with_symbols` finds what the `Node` API's walk finds, for each
+    /// name and pairs of names, in documents with attributes, namespace
+    /// declarations, comments, PIs, CDATA, nested elements of the same name,
+    /// tapes of every length modulo the 32-word chunks, and with a DTD (whose
+    /// defaulted attributes send it down the record walk).
+    #[test]
+    fn elements_with_symbols_finds_what_the_walk_finds() {
+        let mut docs = Vec::new();
+        for n in 0..40 {
+            let mut x = String::from("<r xmlns:p='urn:p' a='1'>");
+            for i in 0..n {
+                x.push_str(match i % 6 {
+                    0 => "<p:s b='2'><s/></p:s>",
+                    1 => "<!--c--><s p:c='3'>t</s>",
+                    2 => "<?pi x?><t><![CDATA[<s>]]></t>",
+                    3 => "<s xmlns='urn:p'><s/></s>",
+                    4 => "<u><u><s/></u></u>",
+                    _ => "<t a='1' b='2' c='3'/>",
+                });
+            }
+            x.push_str("</r>");
+            docs.push(x);
+        }
+        docs.push("<!DOCTYPE r [<!ATTLIST s d CDATA 'x'>]><r><s/><t><s a='1'/></t></r>".into());
+        for x in &docs {
+            let doc = Document::parse(x.as_bytes()).unwrap();
+            let names = doc.names();
+            let syms: Vec<Sym> = names.syms().collect();
+            let walk = |want: &[Sym]| -> Vec<RecordId> {
+                doc.root()
+                    .descendant_elements()
+                    .filter(|e| e.sym().is_some_and(|s| want.contains(&s)))
+                    .filter_map(|e| RecordId::of(&e))
+                    .collect()
+            };
+            for (i, &a) in syms.iter().enumerate() {
+                for want in [vec![a], vec![a, syms[(i + 1) % syms.len()]], vec![a, Sym::new(PAYLOAD_MASK + 1)]] {
+                    assert_eq!(elements_with_symbols(&doc, &want), walk(&want), "{x} {want:?}");
+                }
+            }
+            assert!(elements_with_symbols(&doc, &[]).is_empty());
+        }
     }
 
     /// `record_near_middle` gives a record start (one the record-by-record walk

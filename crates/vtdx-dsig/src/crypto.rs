@@ -373,6 +373,20 @@ pub trait CipherProvider: Send + Sync + std::fmt::Debug {
     /// AES-GCM: encrypts `in_out` in place and appends the 16-byte tag.
     fn aes_gcm_seal(&self, key: &[u8], iv: &[u8], in_out: &mut Vec<u8>) -> Result<(), CipherError>;
 
+    /// AES-GCM: encrypts `plaintext` into `out`, which is `plaintext.len() + 16`
+    /// bytes long (the ciphertext, then the tag), and leaves `plaintext` as it is.
+    /// The default copies the plaintext and calls [`CipherProvider::aes_gcm_seal`].
+    fn aes_gcm_seal_to(&self, key: &[u8], iv: &[u8], plaintext: &[u8], out: &mut [u8]) -> Result<(), CipherError> {
+        if out.len() != plaintext.len() + 16 {
+            return Err(CipherError::Other("AES-GCM output of the wrong length".into()));
+        }
+        let mut v = Vec::with_capacity(out.len());
+        v.extend_from_slice(plaintext);
+        self.aes_gcm_seal(key, iv, &mut v)?;
+        out.copy_from_slice(&v);
+        Ok(())
+    }
+
     /// AES-CBC without padding removal: decrypts whole blocks in place.
     fn aes_cbc_decrypt(&self, key: &[u8], iv: &[u8; 16], in_out: &mut [u8]) -> Result<(), CipherError>;
 
@@ -583,6 +597,18 @@ impl CipherProvider for AwsLcProvider {
         let k = LessSafeKey::new(UnboundKey::new(gcm_alg(key)?, key).map_err(fail)?);
         let nonce = Nonce::try_assume_unique_for_key(iv).map_err(fail)?;
         k.seal_in_place_append_tag(nonce, Aad::empty(), in_out).map_err(fail)
+    }
+
+    fn aes_gcm_seal_to(&self, key: &[u8], iv: &[u8], plaintext: &[u8], out: &mut [u8]) -> Result<(), CipherError> {
+        use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, UnboundKey};
+        let fail = |_| CipherError::Other("AES-GCM encryption failed".into());
+        if out.len() != plaintext.len() + 16 {
+            return Err(CipherError::Other("AES-GCM output of the wrong length".into()));
+        }
+        let k = LessSafeKey::new(UnboundKey::new(gcm_alg(key)?, key).map_err(fail)?);
+        let nonce = Nonce::try_assume_unique_for_key(iv).map_err(fail)?;
+        let (ciphertext, tag) = out.split_at_mut(plaintext.len());
+        k.seal_out_of_place_scatter(nonce, Aad::empty(), plaintext, ciphertext, &[], tag).map_err(fail)
     }
 
     fn aes_cbc_decrypt(&self, key: &[u8], iv: &[u8; 16], in_out: &mut [u8]) -> Result<(), CipherError> {
@@ -802,6 +828,79 @@ fn push_len(out: &mut Vec<u8>, len: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A provider with every method but `aes_gcm_seal_to` aws-lc's: that one is the
+    /// trait's default (copy, then seal in place).
+    #[derive(Debug)]
+    struct DefaultSealTo;
+
+    impl CipherProvider for DefaultSealTo {
+        fn random(&self, buf: &mut [u8]) -> Result<(), CipherError> {
+            AwsLcProvider.random(buf)
+        }
+        fn aes_gcm_open(&self, key: &[u8], iv: &[u8], in_out: &mut [u8]) -> Result<usize, CipherError> {
+            AwsLcProvider.aes_gcm_open(key, iv, in_out)
+        }
+        fn aes_gcm_seal(&self, key: &[u8], iv: &[u8], in_out: &mut Vec<u8>) -> Result<(), CipherError> {
+            AwsLcProvider.aes_gcm_seal(key, iv, in_out)
+        }
+        fn aes_cbc_decrypt(&self, key: &[u8], iv: &[u8; 16], in_out: &mut [u8]) -> Result<(), CipherError> {
+            AwsLcProvider.aes_cbc_decrypt(key, iv, in_out)
+        }
+        fn aes_cbc_encrypt(&self, key: &[u8], iv: &[u8; 16], in_out: &mut [u8]) -> Result<(), CipherError> {
+            AwsLcProvider.aes_cbc_encrypt(key, iv, in_out)
+        }
+        fn aes_key_wrap(&self, kek: &[u8], key: &[u8]) -> Result<Vec<u8>, CipherError> {
+            AwsLcProvider.aes_key_wrap(kek, key)
+        }
+        fn aes_key_unwrap(&self, kek: &[u8], wrapped: &[u8]) -> Result<Vec<u8>, CipherError> {
+            AwsLcProvider.aes_key_unwrap(kek, wrapped)
+        }
+        fn rsa_decrypt(&self, key: &RsaDecryptingKey, padding: &RsaPadding, ciphertext: &[u8]) -> Result<Vec<u8>, CipherError> {
+            AwsLcProvider.rsa_decrypt(key, padding, ciphertext)
+        }
+        fn rsa_encrypt(&self, key: &KeyMaterial, padding: &RsaPadding, plaintext: &[u8]) -> Result<Vec<u8>, CipherError> {
+            AwsLcProvider.rsa_encrypt(key, padding, plaintext)
+        }
+    }
+
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    }
+
+    /// `aes_gcm_seal_to`, aws-lc's (out of place) and the trait's default, on the
+    /// AES-256 test cases 13 and 14 of McGrew and Viega's GCM specification
+    /// (zero key and IV; no plaintext, one zero block), and on 100 KB: the same
+    /// bytes, which open back to the plaintext; an output of the wrong length is
+    /// refused.
+    #[test]
+    fn aes_gcm_seal_to_out_of_place_and_default() {
+        let providers: [&dyn CipherProvider; 2] = [&AwsLcProvider, &DefaultSealTo];
+        let (key, iv) = ([0u8; 32], [0u8; 12]);
+        for p in providers {
+            let mut out = [0u8; 16];
+            p.aes_gcm_seal_to(&key, &iv, &[], &mut out).unwrap();
+            assert_eq!(out.to_vec(), hex("530f8afbc74536b9a963b4f1c4cb738b"));
+            let mut out = [0u8; 32];
+            p.aes_gcm_seal_to(&key, &iv, &[0; 16], &mut out).unwrap();
+            assert_eq!(out.to_vec(), hex("cea7403d4d606b6e074ec5d3baf39d18d0d1c8a799996bf0265b98b5d48ab919"));
+            assert!(p.aes_gcm_seal_to(&key, &iv, &[0; 16], &mut [0u8; 31]).is_err());
+        }
+        let plain: Vec<u8> = (0..100_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+        let key: Vec<u8> = (0..32).collect();
+        let sealed: Vec<Vec<u8>> = providers
+            .iter()
+            .map(|p| {
+                let mut out = vec![0u8; plain.len() + 16];
+                p.aes_gcm_seal_to(&key, &iv, &plain, &mut out).unwrap();
+                out
+            })
+            .collect();
+        assert_eq!(sealed[0], sealed[1]);
+        let mut back = sealed[0].clone();
+        let n = AwsLcProvider.aes_gcm_open(&key, &iv, &mut back).unwrap();
+        assert_eq!(&back[..n], &plain[..]);
+    }
 
     #[test]
     fn rs_to_der_strips_and_pads() {

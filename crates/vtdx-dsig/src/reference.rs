@@ -152,28 +152,21 @@ impl<'d> IdIndex<'d> {
 
 /// The elements of `doc` whose expanded name is one of `wanted` (namespace,
 /// local name), in document order, each with its index in `wanted`: the names
-/// are looked up once, then the tape's element records are compared by symbol
-/// (no `Node` and no name string per element).
+/// are looked up once, then the tape is searched for their element records
+/// (`vtdx_core::tape::elements_with_symbols`: a comparison of raw words, no
+/// `Node` and no name string per element).
 pub(crate) fn elements_named<'d>(doc: &'d Document<'d>, wanted: &[(&str, &str)]) -> Vec<(usize, Node<'d>)> {
     let syms = wanted_syms(doc, wanted);
-    let mut out = Vec::new();
-    if syms.is_empty() {
-        return out;
-    }
+    let only: Vec<vtdx_core::Sym> = syms.iter().map(|(s, _)| *s).collect();
     let tape = Tape::of(doc);
-    let (mut r, end) = tape.root_child_range();
-    while r < end {
-        if tape.is_element(r) {
+    vtdx_core::tape::elements_with_symbols(doc, &only)
+        .into_iter()
+        .filter_map(|r| {
             let s = tape.symbol(r);
-            if let Some(&(_, k)) = syms.iter().find(|(x, _)| *x == s) {
-                if let Some(n) = doc.node_at_record(r.word()) {
-                    out.push((k, n));
-                }
-            }
-        }
-        r = tape.after_record(r);
-    }
-    out
+            let k = syms.iter().find(|(x, _)| *x == s)?.1;
+            Some((k, doc.node_at_record(r.word())?))
+        })
+        .collect()
 }
 
 /// The data between transforms.

@@ -250,6 +250,31 @@ fn soap_structure_rules() {
     assert_eq!(verify_with(&other, vec![rsa2048()]), Err(ErrorKind::SoapBodyCount(2)));
 }
 
+/// `SoapMessage::parse` by itself (what signing and encryption call) counts every
+/// Envelope and Body in the document: a second one anywhere in a long Body (after
+/// 0 to 59 other elements, at any depth, under any prefix) is refused, and the
+/// same message without it is accepted.
+#[test]
+fn soap_structure_rules_hold_anywhere_in_a_long_body() {
+    const ENV: &str = "http://schemas.xmlsoap.org/soap/envelope/";
+    const ENV12: &str = "http://www.w3.org/2003/05/soap-envelope";
+    let parse = |x: &str| {
+        let doc = Document::parse(x.as_bytes()).unwrap();
+        vtdx_dsig::SoapMessage::parse(&doc).map(|m| m.is_some()).map_err(|e| e.kind().clone())
+    };
+    for n in 0..60 {
+        let filler: String = (0..n).map(|i| format!("<m:i n='{i}'><m:j>{i}</m:j></m:i>")).collect();
+        let msg = |extra: &str| {
+            format!("<soap:Envelope xmlns:soap='{ENV}'><soap:Header/><soap:Body><m:r xmlns:m='urn:m'>{filler}{extra}</m:r></soap:Body></soap:Envelope>")
+        };
+        assert_eq!(parse(&msg("")), Ok(true), "{n}");
+        assert_eq!(parse(&msg(&format!("<e:Envelope xmlns:e='{ENV}'/>"))), Err(ErrorKind::SoapEnvelopeCount(2)), "{n}");
+        assert_eq!(parse(&msg("<m:x><soap:Body/></m:x>")), Err(ErrorKind::SoapBodyCount(2)), "{n}");
+        assert_eq!(parse(&msg(&format!("<b:Body xmlns:b='{ENV12}'/>"))), Err(ErrorKind::SoapBodyCount(2)), "{n}");
+        assert_eq!(parse(&msg("<soap:Body xmlns:soap='urn:not-soap'/>")), Ok(true), "{n}");
+    }
+}
+
 // ---- UsernameToken --------------------------------------------------------------------
 
 const PW_TEXT: &str = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordText";

@@ -118,6 +118,42 @@ fn vtdx_encrypts_xmlsec1_decrypts() {
     assert_eq!(cases, 3 * 5 * 4);
 }
 
+/// Parts of 64 KiB and more, whose CipherValues vtdx writes straight into its
+/// output: an element, its content, the document element's content, with more
+/// data after the part and none, to RSA-OAEP and to a direct key; xmlsec1
+/// decrypts each to the original. (`xmlsec1 --decrypt` decrypts one
+/// `EncryptedData`: several parts in one document are tests/xmlenc.rs's.)
+#[test]
+fn vtdx_encrypts_large_parts_xmlsec1_decrypts() {
+    let Some(xmlsec) = xmlsec1() else { return };
+    let s = Scratch::new("v2x-large");
+    let rows: String = (0..2500).map(|i| format!("<p:row n=\"{i}\">caf\u{e9} &amp; {i}<!-- r --></p:row>\n")).collect();
+    let big = format!("<?xml version=\"1.0\"?>\n<order xmlns=\"urn:order\" xmlns:p=\"urn:p\"><p:card>{rows}</p:card><item>{rows}</item><note>x</note></order>\n");
+    let doc = Document::parse(big.as_bytes()).unwrap();
+    let want = c14n(big.as_bytes());
+    let direct = s.write("direct.bin", &KEK);
+    let keys = [
+        (rsa_pair(2048).0, vec!["--privkey-pem".to_string(), keys_dir().join("rsa/rsa-2048-key.pem").to_string_lossy().into_owned()]),
+        (EncryptionKey::aes_direct(&KEK).unwrap().with_name("shared"), vec!["--aeskey:shared".into(), direct]),
+    ];
+    let mut failures = Vec::new();
+    for (key, args) in &keys {
+        for (xpath, content) in [("//p:card", false), ("//p:card", true), ("//*[local-name()='item']", true), ("/*", true)] {
+            let out = Encryptor::new(key.clone(), EncryptConfig::default())
+                .encrypt(&doc, &select_elements(&doc, xpath).unwrap(), content)
+                .unwrap();
+            let f = s.write("enc.xml", &out);
+            let o = Command::new(xmlsec).arg("--decrypt").args(args).arg(&f).output().unwrap();
+            if !o.status.success() {
+                failures.push(format!("{xpath} content={content}: xmlsec1 refused: {}", String::from_utf8_lossy(&o.stderr)));
+            } else if c14n(&o.stdout) != want {
+                failures.push(format!("{xpath} content={content}: xmlsec1 decrypted to another document"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 fn template(data_uri: &str, ty: &str, key_info: &str) -> String {
     format!(
         r#"<EncryptedData xmlns="http://www.w3.org/2001/04/xmlenc#" Type="http://www.w3.org/2001/04/xmlenc#{ty}"><EncryptionMethod Algorithm="{data_uri}"/><KeyInfo xmlns="http://www.w3.org/2000/09/xmldsig#">{key_info}</KeyInfo><CipherData><CipherValue/></CipherData></EncryptedData>"#

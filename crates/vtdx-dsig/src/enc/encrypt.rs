@@ -6,7 +6,9 @@
 //! from them and references to the internal subset's entities mean the same
 //! when the decryptor parses it back in the same place.
 
-use vtdx_core::{escape_text, Document, Editor, Node};
+use std::sync::Mutex;
+
+use vtdx_core::{escape_text, Document, Editor, Node, SourceEncoding};
 
 use super::alg::{self, BlockAlgorithm, RsaTransport, TYPE_CONTENT, TYPE_ELEMENT, XENC_NS};
 use super::error::{EncError, EncErrorKind};
@@ -55,6 +57,47 @@ pub struct Encryptor {
     pub(crate) key: EncryptionKey,
     pub(crate) config: EncryptConfig,
     pub(crate) provider: AwsLcProvider,
+    spare: Spare,
+}
+
+/// The largest kept output buffer of AES-GCM sealing (up to this many bytes).
+const SPARE_MAX: usize = 16 << 20;
+
+/// An output buffer of AES-GCM sealing that an [`Encryptor`] keeps for its next
+/// message: the sealed bytes must go to initialized memory, and zeroing the
+/// 2.7 MB of the bench's `soap_big` Body each time costs about 5% of its
+/// encryption. It holds ciphertext only (sealing reads the plaintext where it
+/// stands), at most [`SPARE_MAX`] bytes; a concurrent use makes a new one.
+#[derive(Default)]
+struct Spare(Mutex<Vec<u8>>);
+
+impl std::fmt::Debug for Spare {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Spare")
+    }
+}
+
+impl Spare {
+    /// A buffer at least `n` bytes long: the kept one when it is free (zeroed only
+    /// where it grows), else a new one.
+    fn take(&self, n: usize) -> Vec<u8> {
+        let mut v = self.0.try_lock().map(|mut g| std::mem::take(&mut *g)).unwrap_or_default();
+        if v.len() < n {
+            v.resize(n, 0);
+        }
+        v
+    }
+
+    /// Keeps the largest of `bufs`, when it is larger than the one kept.
+    fn put(&self, bufs: impl Iterator<Item = Vec<u8>>) {
+        if let Some(b) = bufs.filter(|b| b.len() <= SPARE_MAX).max_by_key(|b| b.len()) {
+            if let Ok(mut g) = self.0.try_lock() {
+                if g.len() < b.len() {
+                    *g = b;
+                }
+            }
+        }
+    }
 }
 
 /// Base64 (RFC 4648, padded, one line), SIMD-encoded: the CipherValue of a
@@ -80,7 +123,7 @@ pub(crate) fn edit_err(e: vtdx_core::EditError) -> EncError {
 impl Encryptor {
     /// An encryptor to the caller's key.
     pub fn new(key: EncryptionKey, config: EncryptConfig) -> Encryptor {
-        Encryptor { key, config, provider: AwsLcProvider }
+        Encryptor { key, config, provider: AwsLcProvider, spare: Spare::default() }
     }
 
     /// The configuration.
@@ -109,23 +152,6 @@ impl Encryptor {
         let mut k = vec![0u8; self.config.algorithm.key_len()];
         self.provider.random(&mut k).map_err(|e| enc_err(e.to_string()))?;
         Ok(k)
-    }
-
-    /// Appends `IV || ciphertext || tag`, base64, to `out`: the plaintext is copied
-    /// once (into the buffer sealed in place), and the base64 is written straight
-    /// into `out` (the 12-byte IV encodes to 16 characters without padding, so the
-    /// IV and the sealed bytes can be encoded one after the other).
-    pub(crate) fn seal_into(&self, key: &[u8], plaintext: &[u8], out: &mut String) -> Result<(), EncError> {
-        let e = &base64_simd::STANDARD;
-        let mut iv = [0u8; 12];
-        self.provider.random(&mut iv).map_err(|e| enc_err(e.to_string()))?;
-        let mut body = Vec::with_capacity(plaintext.len() + 16);
-        body.extend_from_slice(plaintext);
-        self.provider.aes_gcm_seal(key, &iv, &mut body).map_err(|e| enc_err(e.to_string()))?;
-        out.reserve(16 + body.len().div_ceil(3) * 4);
-        e.encode_append(iv, out);
-        e.encode_append(&body, out);
-        Ok(())
     }
 
     /// The `ds:KeyInfo` that identifies the recipient's key, if any.
@@ -193,28 +219,38 @@ impl Encryptor {
         Ok(Some(s))
     }
 
-    /// An `xenc:EncryptedData` element holding `plaintext` sealed under `key`,
-    /// built in one buffer (the base64 written in place).
-    pub(crate) fn encrypted_data(
+    /// The `xenc:EncryptedData` of one target, holding `plaintext` sealed under
+    /// `key` (a fresh IV) out of place: the plaintext is read where it stands in
+    /// the document, never copied.
+    pub(crate) fn seal<'d>(
         &self,
-        id: Option<&str>,
+        target: Node<'d>,
         content: bool,
+        id: Option<&str>,
         key_info: &str,
         key: &[u8],
         plaintext: &[u8],
-    ) -> Result<String, EncError> {
+    ) -> Result<Sealed<'d>, EncError> {
         let ty = if content { TYPE_CONTENT } else { TYPE_ELEMENT };
         let id = id.map(|i| format!(r#" Id="{i}""#)).unwrap_or_default();
-        let head = format!(
+        let mut head = format!(
             r#"<xenc:EncryptedData xmlns:xenc="{XENC_NS}"{id} Type="{ty}"><xenc:EncryptionMethod Algorithm="{}"/>{key_info}<xenc:CipherData><xenc:CipherValue>"#,
             self.config.algorithm.uri()
         );
-        const TAIL: &str = "</xenc:CipherValue></xenc:CipherData></xenc:EncryptedData>";
-        let mut s = String::with_capacity(head.len() + 16 + (plaintext.len() + 16).div_ceil(3) * 4 + TAIL.len());
-        s.push_str(&head);
-        self.seal_into(key, plaintext, &mut s)?;
-        s.push_str(TAIL);
-        Ok(s)
+        let mut iv = [0u8; 12];
+        self.provider.random(&mut iv).map_err(|e| enc_err(e.to_string()))?;
+        // the 12-byte IV is 16 base64 characters without padding: the base64 of the
+        // sealed bytes can follow it as that of `IV || ciphertext || tag` would
+        base64_simd::STANDARD.encode_append(iv, &mut head);
+        let len = plaintext.len() + 16;
+        let mut buf = self.spare.take(len);
+        self.provider.aes_gcm_seal_to(key, &iv, plaintext, &mut buf[..len]).map_err(|e| enc_err(e.to_string()))?;
+        Ok(Sealed { target, content, head, buf, len })
+    }
+
+    /// Gives the sealing buffers of `parts` back to be kept for the next message.
+    pub(crate) fn keep_buffers(&self, parts: Vec<Sealed<'_>>) {
+        self.spare.put(parts.into_iter().map(|p| p.buf));
     }
 
     /// Replaces each target element (or, with `content`, its content) by an
@@ -224,19 +260,105 @@ impl Encryptor {
     pub fn encrypt<'d>(&self, doc: &'d Document<'d>, targets: &[Node<'d>], content: bool) -> Result<Vec<u8>, EncError> {
         self.check_algorithm()?;
         check_targets(doc, targets)?;
-        let mut ed = Editor::new(doc).check_fragments(false);
+        let mut parts = Vec::with_capacity(targets.len());
         for &t in targets {
-            let plain = plaintext(doc, t, content);
             let session = self.session_key()?;
             let key_info = match self.encrypted_key(&session, None, &[], false)? {
                 Some(ek) => format!(r#"<ds:KeyInfo xmlns:ds="{DSIG_NS}">{ek}</ds:KeyInfo>"#),
                 None => self.recipient_key_info(false),
             };
-            let markup = self.encrypted_data(None, content, &key_info, &session, plain)?;
-            place(&mut ed, t, content, &markup)?;
+            parts.push(self.seal(t, content, None, &key_info, &session, plaintext(doc, t, content))?);
         }
-        ed.to_vec().map_err(edit_err)
+        let out = write_encrypted(doc, &parts, |_| Ok(()));
+        self.keep_buffers(parts);
+        out
     }
+}
+
+/// The end of an `EncryptedData` after its CipherValue's text.
+const ED_TAIL: &str = "</xenc:CipherValue></xenc:CipherData></xenc:EncryptedData>";
+
+/// An `xenc:EncryptedData` made for a target element (or its content): its
+/// markup up to the CipherValue's text and that text's first 16 characters (the
+/// base64 of the IV), and the ciphertext and tag, whose base64 follows them.
+pub(crate) struct Sealed<'d> {
+    target: Node<'d>,
+    content: bool,
+    head: String,
+    /// The sealed bytes are `buf[..len]`.
+    buf: Vec<u8>,
+    len: usize,
+}
+
+impl Sealed<'_> {
+    fn sealed(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+/// Below this many sealed bytes the `EncryptedData`s go through the `Editor`
+/// whole; from it on, their CipherValues are written straight into the output.
+const STRAIGHT_MIN: usize = 64 << 10;
+
+/// The document with each part's `EncryptedData` in place of its target (and
+/// `more`'s edits, which may run twice). The base64 of a large ciphertext (3.6 MB
+/// for the 2.7 MB Body of the bench's `soap_big`) is written once, into the
+/// output sized for it: the `Editor` writes the document with each
+/// `EncryptedData` cut short after the base64 of its IV (every other byte of it
+/// the document's, or small), each such head is found in that output (it ends in
+/// its part's fresh random IV; a head found other than exactly once sends the
+/// whole document down the plain way), and the output is copied around the
+/// CipherValues. Only for UTF-8 documents, whose output the `Editor` writes with
+/// new markup as it is given (so each head is in it at least once), and when the
+/// searches cost less than the copies saved: the plain way, the markup through
+/// the `Editor`'s buffer into its output, copies the base64 twice.
+pub(crate) fn write_encrypted<'d>(
+    doc: &'d Document<'d>,
+    parts: &[Sealed<'d>],
+    more: impl Fn(&mut Editor<'d>) -> Result<(), EncError>,
+) -> Result<Vec<u8>, EncError> {
+    let b64_len = |n: usize| n.div_ceil(3) * 4;
+    let sealed: usize = parts.iter().map(|p| p.len).sum();
+    let rest = doc.text().len().saturating_sub(sealed);
+    let straight =
+        matches!(doc.encoding(), SourceEncoding::Utf8 { .. }) && sealed >= STRAIGHT_MIN && parts.len().saturating_mul(rest) <= sealed;
+    if straight {
+        let mut ed = Editor::new(doc).check_fragments(false);
+        for p in parts {
+            place(&mut ed, p.target, p.content, &format!("{}{ED_TAIL}", p.head))?;
+        }
+        more(&mut ed)?;
+        let short = ed.to_vec().map_err(edit_err)?;
+        let mut at: Vec<(usize, &Sealed<'d>)> = Vec::with_capacity(parts.len());
+        for p in parts {
+            let mut found = memchr::memmem::find_iter(&short, p.head.as_bytes());
+            if let (Some(i), None) = (found.next(), found.next()) {
+                at.push((i + p.head.len(), p));
+            }
+        }
+        if at.len() == parts.len() {
+            at.sort_by_key(|(i, _)| *i);
+            let mut out = Vec::with_capacity(short.len() + parts.iter().map(|p| b64_len(p.len)).sum::<usize>());
+            let mut from = 0;
+            for (i, p) in at {
+                out.extend_from_slice(&short[from..i]);
+                base64_simd::STANDARD.encode_append(p.sealed(), &mut out);
+                from = i;
+            }
+            out.extend_from_slice(&short[from..]);
+            return Ok(out);
+        }
+    }
+    let mut ed = Editor::new(doc).check_fragments(false);
+    for p in parts {
+        let mut m = String::with_capacity(p.head.len() + b64_len(p.len) + ED_TAIL.len());
+        m.push_str(&p.head);
+        base64_simd::STANDARD.encode_append(p.sealed(), &mut m);
+        m.push_str(ED_TAIL);
+        place(&mut ed, p.target, p.content, &m)?;
+    }
+    more(&mut ed)?;
+    ed.to_vec().map_err(edit_err)
 }
 
 /// The bytes to encrypt: the element's text, or its content's.

@@ -9,10 +9,10 @@
 //! encrypt-then-sign, sign after encrypting: the `ds:Signature` then covers
 //! the `EncryptedData` and verifies before decryption.
 
-use vtdx_core::{Document, Editor, Node};
+use vtdx_core::{Document, Node};
 
 use super::alg::XENC_NS;
-use super::encrypt::{check_targets, edit_err, place, plaintext, random_hex, Encryptor};
+use super::encrypt::{check_targets, edit_err, plaintext, random_hex, write_encrypted, Encryptor};
 use super::error::{EncError, EncErrorKind};
 use super::key::EncKind;
 use crate::alg::DSIG_NS;
@@ -82,12 +82,11 @@ impl Encryptor {
                 super::alg::WSS_ENCRYPTED_KEY
             )
         };
-        let mut ed = Editor::new(doc).check_fragments(false);
         let mut ids = Vec::with_capacity(targets.len());
+        let mut parts = Vec::with_capacity(targets.len());
         for (t, content) in &targets {
             let id = format!("ED-{}", random_hex(&self.provider, 16));
-            let markup = self.encrypted_data(Some(&id), *content, &data_key_info, &session, plaintext(doc, *t, *content))?;
-            place(&mut ed, *t, *content, &markup)?;
+            parts.push(self.seal(*t, *content, Some(&id), &data_key_info, &session, plaintext(doc, *t, *content))?);
             ids.push(id);
         }
         let entry = match self.encrypted_key(&session, Some(&ek_id), &ids, true)? {
@@ -101,31 +100,35 @@ impl Encryptor {
                 s
             }
         };
-        match (soap.security, soap.header) {
-            (Some(sec), _) => ed.prepend_child(sec, &entry).map_err(edit_err)?,
-            (None, header) => {
-                let env_prefix = prefix_of(soap.envelope);
-                let (decl, p) = if env_prefix.is_empty() {
-                    (format!(r#" xmlns:soapenv="{}""#, soap.version.namespace()), "soapenv")
-                } else {
-                    (String::new(), env_prefix)
-                };
-                let mu = if options.must_understand {
-                    let v = if soap.version == SoapVersion::Soap12 { "true" } else { "1" };
-                    format!(r#"{decl} {p}:mustUnderstand="{v}""#)
-                } else {
-                    String::new()
-                };
-                let sec = format!(r#"<wsse:Security xmlns:wsse="{WSSE_NS}"{mu}>{entry}</wsse:Security>"#);
-                match header {
-                    Some(h) => ed.prepend_child(h, &sec).map_err(edit_err)?,
-                    None => {
-                        let h = if env_prefix.is_empty() { "Header".to_string() } else { format!("{env_prefix}:Header") };
-                        ed.insert_before(soap.body, &format!("<{h}>{sec}</{h}>")).map_err(edit_err)?;
+        let out = write_encrypted(doc, &parts, |ed| {
+            match (soap.security, soap.header) {
+                (Some(sec), _) => ed.prepend_child(sec, &entry).map_err(edit_err)?,
+                (None, header) => {
+                    let env_prefix = prefix_of(soap.envelope);
+                    let (decl, p) = if env_prefix.is_empty() {
+                        (format!(r#" xmlns:soapenv="{}""#, soap.version.namespace()), "soapenv")
+                    } else {
+                        (String::new(), env_prefix)
+                    };
+                    let mu = if options.must_understand {
+                        let v = if soap.version == SoapVersion::Soap12 { "true" } else { "1" };
+                        format!(r#"{decl} {p}:mustUnderstand="{v}""#)
+                    } else {
+                        String::new()
+                    };
+                    let sec = format!(r#"<wsse:Security xmlns:wsse="{WSSE_NS}"{mu}>{entry}</wsse:Security>"#);
+                    match header {
+                        Some(h) => ed.prepend_child(h, &sec).map_err(edit_err)?,
+                        None => {
+                            let h = if env_prefix.is_empty() { "Header".to_string() } else { format!("{env_prefix}:Header") };
+                            ed.insert_before(soap.body, &format!("<{h}>{sec}</{h}>")).map_err(edit_err)?;
+                        }
                     }
                 }
             }
-        }
-        ed.to_vec().map_err(edit_err)
+            Ok(())
+        });
+        self.keep_buffers(parts);
+        out
     }
 }
