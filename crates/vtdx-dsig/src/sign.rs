@@ -602,7 +602,7 @@ impl Signer {
     ///
     /// The usual case: Exclusive C14N 1.0 (no comments, no prefix list) for the
     /// References and the SignedInfo, no DTD, no Timestamp yet, no parts but
-    /// the Body. Then every canonical form the signature needs is known before
+    /// the Body, a namespace-aware parse whose limits the output cannot reach. Then every canonical form the signature needs is known before
     /// the markup is inserted:
     /// - the Timestamp and the SignedInfo are this signer's markup; their only
     ///   visibly utilized prefixes (`wsu`, `ds`) are declared by themselves or by
@@ -632,6 +632,13 @@ impl Signer {
             return Ok(None);
         }
         let body = soap.body;
+        // the general way parses the output with the message's options: a namespace-unaware
+        // parse, or limits the inserted markup could reach, are left to it
+        let o = doc.options();
+        let lim = &o.limits;
+        if !o.namespaces || lim.max_depth < 16 || lim.max_name_len < 64 || (lim.max_attributes as usize) < body.attributes().count() + 16 {
+            return Ok(None);
+        }
         let c14n = Canonicalizer::new(exc).with_comments(false).write_size(usize::MAX);
         let c14n_err = |e: vtdx_c14n::C14nError| Error::new(ErrorKind::C14n(e.to_string()));
         let provider = AwsLcProvider;
@@ -699,7 +706,8 @@ impl Signer {
         }
         let inner = format!("{ts}{bst}{sig}");
         insert_wss_header(&mut ed, &soap, opts, &inner)?;
-        ed.to_vec().map_err(edit_err).map(Some)
+        let out = ed.to_vec().map_err(edit_err)?;
+        Ok((out.len() as u64 <= lim.max_document_size).then_some(out))
     }
 
     fn signature_markup(&self, refs: &[RefSpec], marker: &str, key_info: Option<String>) -> String {

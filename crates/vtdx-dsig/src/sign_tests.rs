@@ -257,3 +257,29 @@ fn which_messages_take_the_fast_way() {
     let c14n11 = Signer::new(SigningKey::hmac(SECRET), SignConfig::default().reference_c14n(Algorithm::C14n11));
     assert!(fast_or_not(&env("", ">x"), &c14n11).is_none());
 }
+
+#[test]
+fn parse_options_the_general_way_would_trip_on_are_left_to_it() {
+    let s = Signer::new(SigningKey::hmac(SECRET), SignConfig::default());
+    let m = format!(r#"<s:Envelope xmlns:s="{SOAP11_NS}"><s:Header/><s:Body a="1" b="2">x</s:Body></s:Envelope>"#);
+    let now = Some(SystemTime::now());
+    let run = |o: &vtdx_core::ParseOptions| {
+        let doc = Document::parse_with(m.as_bytes(), o).unwrap();
+        let opts = WssOptions { now, ..WssOptions::default() };
+        let general = s.place(&doc, &Mode::Wss(opts.clone(), Vec::new()), &ids(1)).map_err(|e| e.to_string());
+        (s.wss_fast(&doc, &opts, &ids(1)).map_err(|e| e.to_string()), general)
+    };
+    let (fast, general) = run(&vtdx_core::ParseOptions::default());
+    assert_eq!(fast.unwrap().unwrap(), general.unwrap());
+    // the Body has two attributes and four after the edit: over a limit of three, the
+    // general way cannot parse what it made
+    let (fast, general) = run(&vtdx_core::ParseOptions::default().max_attributes(3));
+    assert!(matches!(fast, Ok(None)) && general.is_err(), "{general:?}");
+    // (the Editor checks the inserted markup against the size limit too)
+    let (fast, general) = run(&vtdx_core::ParseOptions::default().max_document_size(m.len() as u64 + 100));
+    assert!(!matches!(fast, Ok(Some(_))) && general.is_err(), "{fast:?} {general:?}");
+    let unaware = vtdx_core::ParseOptions { namespaces: false, ..Default::default() };
+    // (without namespaces the Envelope is no SOAP Envelope: both ways refuse it)
+    let (fast, general) = run(&unaware);
+    assert!(fast.is_err() && fast == general.map(Some), "{fast:?}");
+}
