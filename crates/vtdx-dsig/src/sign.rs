@@ -659,7 +659,9 @@ impl Signer {
             None => {
                 let added = wsu_id_attributes(body, &ids.body);
                 let prefix = added.last().and_then(|(q, _)| q.split_once(':')).map_or("", |(p, _)| p);
-                let content = body.content_range().map_or(&[][..], |r| &doc.text()[r]);
+                let Some(content) = body.content_range().and_then(|r| doc.text().get(r)) else {
+                    return Ok(None);
+                };
                 let mut needle = prefix.as_bytes().to_vec();
                 needle.push(b':');
                 if memchr::memmem::find(content, &needle).is_some() {
