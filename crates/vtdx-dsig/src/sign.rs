@@ -21,6 +21,11 @@
 //!    in canonical XML), and signed.
 //! 4. A last Editor pass writes the digests and the signature value over the
 //!    placeholders.
+//!
+//! The usual WS-Security header (Body and a new Timestamp, Exclusive C14N) is
+//! made without steps 1 to 4: every digest is computed before anything is
+//! inserted, and one Editor pass writes the finished markup
+//! (`Signer::wss_fast`, which says why the bytes are the same).
 
 use std::time::{Duration, SystemTime};
 
