@@ -21,12 +21,19 @@
 //!    in canonical XML), and signed.
 //! 4. A last Editor pass writes the digests and the signature value over the
 //!    placeholders.
+//!
+//! The usual WS-Security header (Body and a new Timestamp, Exclusive C14N) is
+//! made without steps 1 to 4: every digest is computed before anything is
+//! inserted, and one Editor pass writes the finished markup
+//! (`Signer::wss_fast`, which says why the bytes are the same).
 
 use std::time::{Duration, SystemTime};
 
 use aws_lc_rs::{hmac, rand, signature as sig};
 use base64::Engine;
-use vtdx_c14n::Algorithm;
+use std::io::Write;
+
+use vtdx_c14n::{Algorithm, Canonicalizer};
 use vtdx_core::{escape_attr, escape_text, Document, Editor, Node};
 
 use crate::alg::{DigestAlgorithm, SignatureAlgorithm, DSIG_NS, ENVELOPED, WSU_NS};
@@ -492,15 +499,21 @@ impl Signer {
     /// (WS-Security allows one per header; `ttl` and `now` then do not apply).
     pub fn sign_wss<'d>(&self, doc: &'d Document<'d>, options: &WssOptions, extra: &[Node<'d>]) -> Result<Vec<u8>, Error> {
         let o = ordinals(doc, extra)?;
-        self.run(doc, Mode::Wss(options.clone(), o))
+        let ids = WssIds::random();
+        if o.is_empty() {
+            if let Some(out) = self.wss_fast(doc, options, &ids)? {
+                return Ok(out);
+            }
+        }
+        self.place(doc, &Mode::Wss(options.clone(), o), &ids)
     }
 
     fn run(&self, doc: &Document<'_>, mode: Mode) -> Result<Vec<u8>, Error> {
-        self.place(doc, &mode)
+        self.place(doc, &mode, &WssIds::random())
     }
 
     /// Step 1: inserts the markup with placeholders, then finishes on the re-parsed document.
-    fn place(&self, doc: &Document<'_>, mode: &Mode) -> Result<Vec<u8>, Error> {
+    fn place(&self, doc: &Document<'_>, mode: &Mode, ids: &WssIds) -> Result<Vec<u8>, Error> {
         // the elements by ordinal, for the modes that name targets (a WS-Security
         // signature of the Body and Timestamp alone needs none)
         let all = match mode {
@@ -538,13 +551,12 @@ impl Signer {
             }
             Mode::Wss(opts, extra) => {
                 let soap = wss_parts(doc)?;
-                let body_id = wss_id_for(&mut ed, soap.body)?;
+                let body_id = wss_id_for(&mut ed, soap.body, &ids.body)?;
                 // at most one Timestamp per header: one already there is signed as it is
                 let ts_id = match soap.timestamp {
                     Some(ts) => id_for(&mut ed, ts, true)?,
-                    None => format!("TS-{}", random_hex(16)),
+                    None => ids.ts.clone(),
                 };
-                let bst_id = format!("X509-{}", random_hex(16));
                 refs.push(RefSpec::new(format!("#{body_id}"), false));
                 refs.push(RefSpec::new(format!("#{ts_id}"), false));
                 // where the Signature will be: inside the Security header, inside the Header
@@ -554,63 +566,155 @@ impl Signer {
                     if e == soap.body {
                         continue;
                     }
-                    let id = wss_id_for(&mut ed, e)?;
+                    let id = wss_id_for(&mut ed, e, &format!("id-{}", random_hex(16)))?;
                     refs.push(RefSpec::new(format!("#{id}"), ancestor_or_self(e, sec_parent)));
                 }
-                let now = opts.now.unwrap_or_else(SystemTime::now);
                 let mut inner = String::new();
                 if soap.timestamp.is_none() {
-                    inner.push_str(&format!(
-                        r#"<wsu:Timestamp xmlns:wsu="{WSU_NS}" wsu:Id="{ts_id}"><wsu:Created>{}</wsu:Created>"#,
-                        format_rfc3339(now)
-                    ));
-                    if let Some(ttl) = opts.ttl {
-                        inner.push_str(&format!("<wsu:Expires>{}</wsu:Expires>", format_rfc3339(now + ttl)));
-                    }
-                    inner.push_str("</wsu:Timestamp>");
+                    inner.push_str(&timestamp_markup(&ids.ts, opts));
                 }
-                let cert = self.key.cert.as_ref().filter(|_| self.config.key_info);
-                if let Some(c) = cert {
-                    inner.push_str(&format!(
-                        r#"<wsse:BinarySecurityToken xmlns:wsse="{WSSE_NS}" xmlns:wsu="{WSU_NS}" EncodingType="{BASE64_BINARY}" ValueType="{X509V3}" wsu:Id="{bst_id}">{}</wsse:BinarySecurityToken>"#,
-                        b64(c.der())
-                    ));
-                }
-                let str_ki = cert.map(|_| {
-                    format!(
-                        r##"<ds:KeyInfo><wsse:SecurityTokenReference xmlns:wsse="{WSSE_NS}"><wsse:Reference URI="#{bst_id}" ValueType="{X509V3}"/></wsse:SecurityTokenReference></ds:KeyInfo>"##
-                    )
-                });
+                let (bst, str_ki) = self.wss_token(&ids.bst);
+                inner.push_str(&bst);
                 inner.push_str(&self.signature_markup(&refs, &marker, str_ki));
-                match (soap.security, soap.header) {
-                    (Some(sec), _) => ed.append_child(sec, &inner).map_err(edit_err)?,
-                    (None, header) => {
-                        let env_prefix = prefix_of(soap.envelope);
-                        let (mu_decl, mu_prefix) = if env_prefix.is_empty() {
-                            (format!(r#" xmlns:soapenv="{}""#, soap.version.namespace()), "soapenv")
-                        } else {
-                            (String::new(), env_prefix)
-                        };
-                        let mu = if opts.must_understand {
-                            let v = if soap.version == SoapVersion::Soap12 { "true" } else { "1" };
-                            format!(r#"{mu_decl} {mu_prefix}:mustUnderstand="{v}""#)
-                        } else {
-                            String::new()
-                        };
-                        let sec = format!(r#"<wsse:Security xmlns:wsse="{WSSE_NS}"{mu}>{inner}</wsse:Security>"#);
-                        match header {
-                            Some(h) => ed.prepend_child(h, &sec).map_err(edit_err)?,
-                            None => {
-                                let h = if env_prefix.is_empty() { "Header".to_string() } else { format!("{env_prefix}:Header") };
-                                ed.insert_before(soap.body, &format!("<{h}>{sec}</{h}>")).map_err(edit_err)?;
-                            }
-                        }
-                    }
-                }
+                insert_wss_header(&mut ed, &soap, opts, &inner)?;
             }
         }
         let doc2 = ed.into_document().map_err(edit_err)?;
         self.finish(&doc2, &marker, &refs)
+    }
+
+    /// The `BinarySecurityToken` with the key's certificate (empty without one,
+    /// or without `KeyInfo`), and the `KeyInfo` that refers to it.
+    fn wss_token(&self, bst_id: &str) -> (String, Option<String>) {
+        let Some(c) = self.key.cert.as_ref().filter(|_| self.config.key_info) else {
+            return (String::new(), None);
+        };
+        let bst = format!(
+            r#"<wsse:BinarySecurityToken xmlns:wsse="{WSSE_NS}" xmlns:wsu="{WSU_NS}" EncodingType="{BASE64_BINARY}" ValueType="{X509V3}" wsu:Id="{bst_id}">{}</wsse:BinarySecurityToken>"#,
+            b64(c.der())
+        );
+        let ki = format!(
+            r##"<ds:KeyInfo><wsse:SecurityTokenReference xmlns:wsse="{WSSE_NS}"><wsse:Reference URI="#{bst_id}" ValueType="{X509V3}"/></wsse:SecurityTokenReference></ds:KeyInfo>"##
+        );
+        (bst, Some(ki))
+    }
+
+    /// The WS-Security header of the usual case in one Editor pass over `doc`,
+    /// with no second parse of the message (docs/dsig.md, "Signing without a
+    /// second parse"): `None` when the case is not the usual one, and the
+    /// caller then takes the general way ([`Signer::place`]), which gives the
+    /// same bytes.
+    ///
+    /// The usual case: Exclusive C14N 1.0 (no comments, no prefix list) for the
+    /// References and the SignedInfo, no DTD, no Timestamp yet, no parts but
+    /// the Body, a namespace-aware parse whose limits the output cannot reach. Then every canonical form the signature needs is known before
+    /// the markup is inserted:
+    /// - the Timestamp and the SignedInfo are this signer's markup; their only
+    ///   visibly utilized prefixes (`wsu`, `ds`) are declared by themselves or by
+    ///   the generated `ds:Signature`, Exclusive C14N takes no `xml:*` attribute
+    ///   and nothing else from outside the subtree, and there is no prefix list:
+    ///   their canonical form where they will stand is that of the markup
+    ///   parsed on its own;
+    /// - the Body: the header goes beside it or into a sibling, never on an
+    ///   ancestor, so its canonical form changes only through what is added to
+    ///   its own start tag. With an ID of its own (unique in the document, and a
+    ///   plain name the Reference URI resolves as it stands) nothing is added.
+    ///   Otherwise `p:Id` (and perhaps `xmlns:p`) is added, which changes the
+    ///   apex start tag and could change how descendants that use prefix `p`
+    ///   are rendered: when `p:` occurs nowhere in the Body's content, no
+    ///   descendant uses `p`, and the canonical form is the new start tag (the
+    ///   canonical form of the edited tag in a small document declaring the
+    ///   namespaces in scope) followed by the original canonical form after its
+    ///   own start tag, which is checked to be what that small document gives
+    ///   for the unedited tag.
+    fn wss_fast(&self, doc: &Document<'_>, opts: &WssOptions, ids: &WssIds) -> Result<Option<Vec<u8>>, Error> {
+        let exc = Algorithm::ExcC14n10;
+        if self.config.signed_info_c14n != exc || self.config.reference_c14n != exc || doc.dtd().is_some() {
+            return Ok(None);
+        }
+        let soap = wss_parts(doc)?;
+        if soap.timestamp.is_some() {
+            return Ok(None);
+        }
+        let body = soap.body;
+        // the general way parses the output with the message's options: a namespace-unaware
+        // parse, or limits the inserted markup could reach, are left to it
+        let o = doc.options();
+        let lim = &o.limits;
+        if !o.namespaces || lim.max_depth < 16 || lim.max_name_len < 64 || (lim.max_attributes as usize) < body.attributes().count() + 16 {
+            return Ok(None);
+        }
+        let c14n = Canonicalizer::new(exc).with_comments(false).write_size(usize::MAX);
+        let c14n_err = |e: vtdx_c14n::C14nError| Error::new(ErrorKind::C14n(e.to_string()));
+        let provider = AwsLcProvider;
+        let mut ctx = provider.digest(self.config.digest).map_err(Error::new)?;
+        let (body_id, added) = match existing_id(body) {
+            Some(id) => {
+                // the general way resolves `#id` in the whole document: a plain name
+                // that only the Body carries, else that way decides
+                if id.is_empty() || !vtdx_core::is_name(id.as_bytes()) || id.contains(':') {
+                    return Ok(None);
+                }
+                if !IdIndex::new(doc).get(&id).is_ok_and(|e| e == body) {
+                    return Ok(None);
+                }
+                c14n.canonicalize_subtree_excluding(body, &[], &mut ctx).map_err(c14n_err)?;
+                (id, Vec::new())
+            }
+            None => {
+                let added = wsu_id_attributes(body, &ids.body);
+                let prefix = added.last().and_then(|(q, _)| q.split_once(':')).map_or("", |(p, _)| p);
+                let Some(content) = body.content_range().and_then(|r| doc.text().get(r)) else {
+                    return Ok(None);
+                };
+                let mut needle = prefix.as_bytes().to_vec();
+                needle.push(b':');
+                if memchr::memmem::find(content, &needle).is_some() {
+                    return Ok(None);
+                }
+                let extra: String = added.iter().map(|(q, v)| format!(r#" {q}="{}""#, escape_attr(v, b'"'))).collect();
+                let (Some(old_tag), Some(new_tag)) = (canonical_start_tag(body, ""), canonical_start_tag(body, &extra)) else {
+                    return Ok(None);
+                };
+                ctx.write_all(&new_tag).map_err(|e| Error::new(ErrorKind::C14n(e.to_string())))?;
+                let mut w = ApexSwap { old: &old_tag, seen: 0, differs: false, out: &mut ctx };
+                let done = c14n.canonicalize_subtree_excluding(body, &[], &mut w);
+                if w.differs || w.seen != old_tag.len() {
+                    return Ok(None);
+                }
+                done.map_err(c14n_err)?;
+                (ids.body.clone(), added)
+            }
+        };
+        let body_digest = b64(&ctx.finish());
+        let ts = timestamp_markup(&ids.ts, opts);
+        let ts_doc = Document::parse(ts.as_bytes()).map_err(|e| Error::new(ErrorKind::Sign(e.to_string())))?;
+        let mut ctx = provider.digest(self.config.digest).map_err(Error::new)?;
+        c14n.canonicalize_subtree_excluding(ts_doc.root_element(), &[], &mut ctx).map_err(c14n_err)?;
+        let ts_digest = b64(&ctx.finish());
+        let refs = [
+            RefSpec { uri: format!("#{body_id}"), enveloped: false, placeholder: body_digest },
+            RefSpec { uri: format!("#{}", ids.ts), enveloped: false, placeholder: ts_digest },
+        ];
+        let marker = random_b64(24);
+        let (bst, str_ki) = self.wss_token(&ids.bst);
+        let sig = self.signature_markup(&refs, &marker, str_ki);
+        let sig_doc = Document::parse(sig.as_bytes()).map_err(|e| Error::new(ErrorKind::Sign(e.to_string())))?;
+        let lenient = VerifyConfig::builder().allow_sha1(true).max_references(usize::MAX).max_transforms(usize::MAX).build();
+        let parsed = model::parse(sig_doc.root_element(), &lenient)?;
+        let mut si = Vec::with_capacity(parsed.signed_info.range().len() + 64);
+        parsed.c14n.canonicalize_subtree(parsed.signed_info, &mut si).map_err(c14n_err)?;
+        let value = self.key.sign(self.method, &si)?;
+        let from = format!("<ds:SignatureValue>{marker}</ds:SignatureValue>");
+        let sig = sig.replacen(&from, &format!("<ds:SignatureValue>{}</ds:SignatureValue>", b64(&value)), 1);
+        let mut ed = Editor::new(doc);
+        for (q, v) in &added {
+            ed.set_attribute(body, q, v).map_err(edit_err)?;
+        }
+        let inner = format!("{ts}{bst}{sig}");
+        insert_wss_header(&mut ed, &soap, opts, &inner)?;
+        let out = ed.to_vec().map_err(edit_err)?;
+        Ok((out.len() as u64 <= lim.max_document_size).then_some(out))
     }
 
     fn signature_markup(&self, refs: &[RefSpec], marker: &str, key_info: Option<String>) -> String {
@@ -709,25 +813,150 @@ fn id_for<'d>(ed: &mut Editor<'d>, e: Node<'d>, wsu: bool) -> Result<String, Err
     Ok(id)
 }
 
-/// The ID of `e` for a WS-Security Reference: its own, else a new `wsu:Id`,
-/// with a declaration of the wsu namespace on `e` when no prefix is bound to it
-/// there (`wsu`, or `vtdxwsu` when `wsu` means something else), added in the
-/// same Editor pass.
-fn wss_id_for<'d>(ed: &mut Editor<'d>, e: Node<'d>) -> Result<String, Error> {
+/// The ID of `e` for a WS-Security Reference: its own, else `new_id` as a
+/// `wsu:Id` ([`wsu_id_attributes`]), added in the same Editor pass.
+fn wss_id_for<'d>(ed: &mut Editor<'d>, e: Node<'d>, new_id: &str) -> Result<String, Error> {
     if let Some(id) = existing_id(e) {
         return Ok(id);
     }
+    for (q, v) in wsu_id_attributes(e, new_id) {
+        ed.set_attribute(e, &q, &v).map_err(edit_err)?;
+    }
+    Ok(new_id.to_string())
+}
+
+/// The attributes that give `e` the `wsu:Id` `id`, in the order they are set:
+/// a declaration of the wsu namespace when no prefix is bound to it at `e`
+/// (`wsu`, or `vtdxwsu` when `wsu` means something else), then `p:Id`.
+fn wsu_id_attributes(e: Node<'_>, id: &str) -> Vec<(String, String)> {
+    let mut out = Vec::with_capacity(2);
     let prefix = match wsu_prefix(e) {
         Some(p) => p,
         None => {
             let p = if e.lookup_namespace("wsu").is_none() { "wsu" } else { "vtdxwsu" };
-            ed.set_attribute(e, &format!("xmlns:{p}"), WSU_NS).map_err(edit_err)?;
+            out.push((format!("xmlns:{p}"), WSU_NS.to_string()));
             p.to_string()
         }
     };
-    let id = format!("id-{}", random_hex(16));
-    ed.set_attribute(e, &format!("{prefix}:Id"), &id).map_err(edit_err)?;
-    Ok(id)
+    out.push((format!("{prefix}:Id"), id.to_string()));
+    out
+}
+
+/// The IDs a WS-Security signature makes (random; tests fix them to compare
+/// the two ways of signing).
+#[derive(Debug, Clone)]
+pub(crate) struct WssIds {
+    /// The Body's `wsu:Id` when it has no ID.
+    pub(crate) body: String,
+    /// The new Timestamp's.
+    pub(crate) ts: String,
+    /// The BinarySecurityToken's.
+    pub(crate) bst: String,
+}
+
+impl WssIds {
+    fn random() -> WssIds {
+        WssIds { body: format!("id-{}", random_hex(16)), ts: format!("TS-{}", random_hex(16)), bst: format!("X509-{}", random_hex(16)) }
+    }
+}
+
+/// A new `wsu:Timestamp` (Created: `opts.now` or the clock; Expires: + `ttl`).
+fn timestamp_markup(id: &str, opts: &WssOptions) -> String {
+    let now = opts.now.unwrap_or_else(SystemTime::now);
+    let mut s = format!(r#"<wsu:Timestamp xmlns:wsu="{WSU_NS}" wsu:Id="{id}"><wsu:Created>{}</wsu:Created>"#, format_rfc3339(now));
+    if let Some(ttl) = opts.ttl {
+        s.push_str(&format!("<wsu:Expires>{}</wsu:Expires>", format_rfc3339(now + ttl)));
+    }
+    s.push_str("</wsu:Timestamp>");
+    s
+}
+
+/// Puts `inner` (Timestamp, token, Signature) into the message: at the end of
+/// the existing Security header, else in a new one first in the `Header`
+/// (made before the Body when missing).
+fn insert_wss_header<'d>(ed: &mut Editor<'d>, soap: &crate::wss::SoapMessage<'d>, opts: &WssOptions, inner: &str) -> Result<(), Error> {
+    match (soap.security, soap.header) {
+        (Some(sec), _) => ed.append_child(sec, inner).map_err(edit_err)?,
+        (None, header) => {
+            let env_prefix = prefix_of(soap.envelope);
+            let (mu_decl, mu_prefix) = if env_prefix.is_empty() {
+                (format!(r#" xmlns:soapenv="{}""#, soap.version.namespace()), "soapenv")
+            } else {
+                (String::new(), env_prefix)
+            };
+            let mu = if opts.must_understand {
+                let v = if soap.version == SoapVersion::Soap12 { "true" } else { "1" };
+                format!(r#"{mu_decl} {mu_prefix}:mustUnderstand="{v}""#)
+            } else {
+                String::new()
+            };
+            let sec = format!(r#"<wsse:Security xmlns:wsse="{WSSE_NS}"{mu}>{inner}</wsse:Security>"#);
+            match header {
+                Some(h) => ed.prepend_child(h, &sec).map_err(edit_err)?,
+                None => {
+                    let h = if env_prefix.is_empty() { "Header".to_string() } else { format!("{env_prefix}:Header") };
+                    ed.insert_before(soap.body, &format!("<{h}>{sec}</{h}>")).map_err(edit_err)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The canonical form (Exclusive C14N 1.0) of `e`'s start tag with the
+/// attributes `extra` (` q="v"`...) added: the tag is parsed in a small
+/// document whose outer element declares the namespaces in scope at `e`, and
+/// the end tag cut off the canonical form. `None` when that document does not parse.
+fn canonical_start_tag(e: Node<'_>, extra: &str) -> Option<Vec<u8>> {
+    let tag = std::str::from_utf8(&e.document().text()[e.start_tag_range()?]).ok()?;
+    let head = tag.strip_suffix("/>").or_else(|| tag.strip_suffix('>'))?;
+    let mut m = String::with_capacity(tag.len() + extra.len() + 256);
+    m.push_str("<w");
+    for (p, u) in e.namespaces() {
+        match p {
+            "xml" => {}
+            "" => m.push_str(&format!(r#" xmlns="{}""#, escape_attr(u, b'"'))),
+            p => m.push_str(&format!(r#" xmlns:{p}="{}""#, escape_attr(u, b'"'))),
+        }
+    }
+    let name = e.name();
+    m.push_str(&format!(">{head}{extra}></{name}></w>"));
+    let d = Document::parse(m.as_bytes()).ok()?;
+    let inner = d.root_element().element_children().next()?;
+    let v = Canonicalizer::new(Algorithm::ExcC14n10).with_comments(false).subtree_to_vec(inner).ok()?;
+    v.strip_suffix(format!("</{name}>").as_bytes()).map(<[u8]>::to_vec)
+}
+
+/// A `Write` that checks the first bytes written are `old` (the canonical
+/// start tag the edit replaces) and passes the rest to `out`.
+struct ApexSwap<'a, W: Write + ?Sized> {
+    old: &'a [u8],
+    seen: usize,
+    differs: bool,
+    out: &'a mut W,
+}
+
+impl<W: Write + ?Sized> Write for ApexSwap<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut b = buf;
+        if self.seen < self.old.len() {
+            let n = b.len().min(self.old.len() - self.seen);
+            if b[..n] != self.old[self.seen..self.seen + n] {
+                self.differs = true;
+                return Err(std::io::Error::other("the canonical start tag is not the expected one"));
+            }
+            self.seen += n;
+            b = &b[n..];
+        }
+        if !b.is_empty() {
+            self.out.write_all(b)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// Replaces the first occurrence of `from` in `v` by `to`.
@@ -746,3 +975,7 @@ fn wss_parts<'d>(doc: &'d Document<'d>) -> Result<crate::wss::SoapMessage<'d>, E
     crate::wss::SoapMessage::parse(doc)?
         .ok_or_else(|| Error::new(ErrorKind::Sign("not a SOAP message: the document element is not a SOAP 1.1 or 1.2 Envelope".into())))
 }
+
+#[cfg(test)]
+#[path = "sign_tests.rs"]
+mod tests;

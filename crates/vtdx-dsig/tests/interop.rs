@@ -108,6 +108,23 @@ fn soap(ns: &str) -> String {
     )
 }
 
+fn soap_variant(ns: &str, k: usize) -> String {
+    let pay = r#"<m:Pay xmlns:m="urn:m"><m:amount>10</m:amount><n:note xmlns:n="urn:n" n:v="a&amp;b">x</n:note></m:Pay>"#;
+    match k {
+        0 => format!(
+            r#"<soap:Envelope xmlns:soap="{ns}" xmlns:wsu="{WSU}">
+ <soap:Body>{pay}</soap:Body>
+</soap:Envelope>"#
+        ),
+        1 => format!(
+            r#"<Envelope xmlns="{ns}"><Header><wsse:Security xmlns:wsse="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"/></Header><Body Id="body-1">{pay}</Body></Envelope>"#
+        ),
+        _ => format!(
+            r#"<soap:Envelope xmlns:soap="{ns}"><soap:Body xmlns:a="urn:a" a:v="1>2" xml:lang="en">{pay}</soap:Body></soap:Envelope>"#
+        ),
+    }
+}
+
 #[test]
 fn vtdx_signs_xmlsec1_verifies() {
     let Some(xmlsec) = xmlsec1() else { return };
@@ -118,6 +135,12 @@ fn vtdx_signs_xmlsec1_verifies() {
             ("enveloped", PLAIN.to_string(), vec![]),
             ("wss-soap11", soap(SOAP11_NS), wss_id_args(SOAP11_NS)),
             ("wss-soap12", soap(SOAP12_NS), wss_id_args(SOAP12_NS)),
+            // shapes of the one-pass way (docs/dsig.md): wsu declared on the Envelope
+            // and no Header; a default-namespace Envelope whose Body has its own ID
+            // and a Security header; a Body whose start tag has a `>` in a value
+            ("wss-wsu-on-envelope", soap_variant(SOAP11_NS, 0), wss_id_args(SOAP11_NS)),
+            ("wss-body-id-security", soap_variant(SOAP12_NS, 1), wss_id_args(SOAP12_NS)),
+            ("wss-body-attrs", soap_variant(SOAP11_NS, 2), wss_id_args(SOAP11_NS)),
         ];
         for (shape, input, ids) in cases {
             let (sk, _) = key_pair(key, cert);
