@@ -44,7 +44,7 @@ use crate::key::{Certificate, Curve, KeyMaterial, VerifyingKey};
 use crate::reference::{self, is_id_like, IdIndex};
 use crate::signature::{self as model, is_ds};
 use crate::time::format_rfc3339;
-use crate::wss::{SoapVersion, BASE64_BINARY, WSSE_NS, X509V3};
+use crate::wss::{BASE64_BINARY, WSSE_NS, X509V3};
 
 enum Inner {
     Rsa(sig::RsaKeyPair),
@@ -404,10 +404,6 @@ fn existing_id(e: Node<'_>) -> Option<String> {
 /// The prefix bound to the wsu namespace at `e`, if any.
 fn wsu_prefix(e: Node<'_>) -> Option<String> {
     e.namespaces().into_iter().find(|(p, u)| *u == WSU_NS && !p.is_empty()).map(|(p, _)| p.to_string())
-}
-
-fn prefix_of(e: Node<'_>) -> &str {
-    e.name().split_once(':').map_or("", |(p, _)| p)
 }
 
 /// Selects the elements an XPath 1.0 expression names in `doc`. Prefixes:
@@ -875,32 +871,7 @@ fn timestamp_markup(id: &str, opts: &WssOptions) -> String {
 /// the existing Security header, else in a new one first in the `Header`
 /// (made before the Body when missing).
 fn insert_wss_header<'d>(ed: &mut Editor<'d>, soap: &crate::wss::SoapMessage<'d>, opts: &WssOptions, inner: &str) -> Result<(), Error> {
-    match (soap.security, soap.header) {
-        (Some(sec), _) => ed.append_child(sec, inner).map_err(edit_err)?,
-        (None, header) => {
-            let env_prefix = prefix_of(soap.envelope);
-            let (mu_decl, mu_prefix) = if env_prefix.is_empty() {
-                (format!(r#" xmlns:soapenv="{}""#, soap.version.namespace()), "soapenv")
-            } else {
-                (String::new(), env_prefix)
-            };
-            let mu = if opts.must_understand {
-                let v = if soap.version == SoapVersion::Soap12 { "true" } else { "1" };
-                format!(r#"{mu_decl} {mu_prefix}:mustUnderstand="{v}""#)
-            } else {
-                String::new()
-            };
-            let sec = format!(r#"<wsse:Security xmlns:wsse="{WSSE_NS}"{mu}>{inner}</wsse:Security>"#);
-            match header {
-                Some(h) => ed.prepend_child(h, &sec).map_err(edit_err)?,
-                None => {
-                    let h = if env_prefix.is_empty() { "Header".to_string() } else { format!("{env_prefix}:Header") };
-                    ed.insert_before(soap.body, &format!("<{h}>{sec}</{h}>")).map_err(edit_err)?;
-                }
-            }
-        }
-    }
-    Ok(())
+    crate::wss::insert_security_header(ed, soap, opts.must_understand, inner, false).map_err(edit_err)
 }
 
 /// The canonical form (Exclusive C14N 1.0) of `e`'s start tag with the

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 use base64::Engine;
-use vtdx_core::{Document, Node};
+use vtdx_core::{Document, Editor, Node};
 
 use crate::alg::{DSIG_NS, WSU_NS};
 use crate::error::{Error, ErrorKind};
@@ -97,6 +97,44 @@ pub(crate) const SOAP_ELEMENTS: [(&str, &str); 4] =
 
 pub(crate) fn is(n: &Node<'_>, ns: &str, local: &str) -> bool {
     n.is_element() && n.local_name() == local && n.namespace_uri() == Some(ns)
+}
+
+/// Puts `inner` (header entries this crate made) into the `wsse:Security`
+/// header of `soap`: first (`first`, as an `EncryptedKey` must come before what
+/// it decrypts) or last in the existing one; else into a new one, with
+/// `mustUnderstand` when asked (declaring a `soapenv` prefix when the Envelope
+/// has none), first in the `Header`, which is made before the Body when the
+/// message has none. Used by signing and by encryption alike.
+pub(crate) fn insert_security_header<'d>(
+    ed: &mut Editor<'d>,
+    soap: &SoapMessage<'d>,
+    must_understand: bool,
+    inner: &str,
+    first: bool,
+) -> Result<(), vtdx_core::EditError> {
+    if let Some(sec) = soap.security {
+        return if first { ed.prepend_child(sec, inner) } else { ed.append_child(sec, inner) };
+    }
+    let env_prefix = soap.envelope.name().split_once(':').map_or("", |(p, _)| p);
+    let (decl, p) = if env_prefix.is_empty() {
+        (format!(r#" xmlns:soapenv="{}""#, soap.version.namespace()), "soapenv")
+    } else {
+        (String::new(), env_prefix)
+    };
+    let mu = if must_understand {
+        let v = if soap.version == SoapVersion::Soap12 { "true" } else { "1" };
+        format!(r#"{decl} {p}:mustUnderstand="{v}""#)
+    } else {
+        String::new()
+    };
+    let sec = format!(r#"<wsse:Security xmlns:wsse="{WSSE_NS}"{mu}>{inner}</wsse:Security>"#);
+    match soap.header {
+        Some(h) => ed.prepend_child(h, &sec),
+        None => {
+            let h = if env_prefix.is_empty() { "Header".to_string() } else { format!("{env_prefix}:Header") };
+            ed.insert_before(soap.body, &format!("<{h}>{sec}</{h}>"))
+        }
+    }
 }
 
 /// Is `doc` a SOAP message (its element an `Envelope` in a SOAP namespace)?

@@ -16,7 +16,7 @@ use super::encrypt::{check_targets, edit_err, plaintext, random_hex, write_encry
 use super::error::{EncError, EncErrorKind};
 use super::key::EncKind;
 use crate::alg::DSIG_NS;
-use crate::wss::{SoapMessage, SoapVersion, WSSE_NS};
+use crate::wss::{SoapMessage, WSSE_NS};
 
 /// Options of WS-Security encryption ([`Encryptor::encrypt_wss`]).
 #[derive(Debug, Clone)]
@@ -31,10 +31,6 @@ impl Default for WssEncryptOptions {
     fn default() -> Self {
         WssEncryptOptions { body: true, must_understand: true }
     }
-}
-
-fn prefix_of<'a>(e: Node<'a>) -> &'a str {
-    e.name().split_once(':').map_or("", |(p, _)| p)
 }
 
 impl Encryptor {
@@ -101,32 +97,7 @@ impl Encryptor {
             }
         };
         let out = write_encrypted(doc, &parts, |ed| {
-            match (soap.security, soap.header) {
-                (Some(sec), _) => ed.prepend_child(sec, &entry).map_err(edit_err)?,
-                (None, header) => {
-                    let env_prefix = prefix_of(soap.envelope);
-                    let (decl, p) = if env_prefix.is_empty() {
-                        (format!(r#" xmlns:soapenv="{}""#, soap.version.namespace()), "soapenv")
-                    } else {
-                        (String::new(), env_prefix)
-                    };
-                    let mu = if options.must_understand {
-                        let v = if soap.version == SoapVersion::Soap12 { "true" } else { "1" };
-                        format!(r#"{decl} {p}:mustUnderstand="{v}""#)
-                    } else {
-                        String::new()
-                    };
-                    let sec = format!(r#"<wsse:Security xmlns:wsse="{WSSE_NS}"{mu}>{entry}</wsse:Security>"#);
-                    match header {
-                        Some(h) => ed.prepend_child(h, &sec).map_err(edit_err)?,
-                        None => {
-                            let h = if env_prefix.is_empty() { "Header".to_string() } else { format!("{env_prefix}:Header") };
-                            ed.insert_before(soap.body, &format!("<{h}>{sec}</{h}>")).map_err(edit_err)?;
-                        }
-                    }
-                }
-            }
-            Ok(())
+            crate::wss::insert_security_header(ed, &soap, options.must_understand, &entry, true).map_err(edit_err)
         });
         self.keep_buffers(parts);
         out
