@@ -7,6 +7,7 @@
 
 use std::io::{self, Write};
 
+use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, UnboundKey};
 use aws_lc_rs::{digest, hmac, signature};
 
 use crate::alg::{DigestAlgorithm, SignatureAlgorithm};
@@ -553,6 +554,20 @@ fn gcm_alg(key: &[u8]) -> Result<&'static aws_lc_rs::aead::Algorithm, CipherErro
     }
 }
 
+/// aws-lc's AES-GCM key for `key` (16, 24 or 32 bytes) and the nonce `iv`;
+/// `err` when either is refused.
+fn gcm_key(key: &[u8], iv: &[u8], err: fn() -> CipherError) -> Result<(LessSafeKey, Nonce), CipherError> {
+    let alg = gcm_alg(key)?;
+    match (UnboundKey::new(alg, key), Nonce::try_assume_unique_for_key(iv)) {
+        (Ok(k), Ok(n)) => Ok((LessSafeKey::new(k), n)),
+        _ => Err(err()),
+    }
+}
+
+fn seal_failed() -> CipherError {
+    CipherError::Other("AES-GCM encryption failed".into())
+}
+
 fn oaep_alg(d: OaepDigest, m: OaepDigest) -> Result<&'static aws_lc_rs::rsa::OaepAlgorithm, CipherError> {
     use aws_lc_rs::rsa;
     // aws-lc-rs offers OAEP with one digest for both the label hash and MGF1
@@ -585,30 +600,22 @@ impl CipherProvider for AwsLcProvider {
     }
 
     fn aes_gcm_open(&self, key: &[u8], iv: &[u8], in_out: &mut [u8]) -> Result<usize, CipherError> {
-        use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, UnboundKey};
-        let k = LessSafeKey::new(UnboundKey::new(gcm_alg(key)?, key).map_err(|_| CipherError::DecryptionFailed)?);
-        let nonce = Nonce::try_assume_unique_for_key(iv).map_err(|_| CipherError::DecryptionFailed)?;
+        let (k, nonce) = gcm_key(key, iv, || CipherError::DecryptionFailed)?;
         k.open_in_place(nonce, Aad::empty(), in_out).map(|p| p.len()).map_err(|_| CipherError::DecryptionFailed)
     }
 
     fn aes_gcm_seal(&self, key: &[u8], iv: &[u8], in_out: &mut Vec<u8>) -> Result<(), CipherError> {
-        use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, UnboundKey};
-        let fail = |_| CipherError::Other("AES-GCM encryption failed".into());
-        let k = LessSafeKey::new(UnboundKey::new(gcm_alg(key)?, key).map_err(fail)?);
-        let nonce = Nonce::try_assume_unique_for_key(iv).map_err(fail)?;
-        k.seal_in_place_append_tag(nonce, Aad::empty(), in_out).map_err(fail)
+        let (k, nonce) = gcm_key(key, iv, seal_failed)?;
+        k.seal_in_place_append_tag(nonce, Aad::empty(), in_out).map_err(|_| seal_failed())
     }
 
     fn aes_gcm_seal_to(&self, key: &[u8], iv: &[u8], plaintext: &[u8], out: &mut [u8]) -> Result<(), CipherError> {
-        use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, UnboundKey};
-        let fail = |_| CipherError::Other("AES-GCM encryption failed".into());
         if out.len() != plaintext.len() + 16 {
             return Err(CipherError::Other("AES-GCM output of the wrong length".into()));
         }
-        let k = LessSafeKey::new(UnboundKey::new(gcm_alg(key)?, key).map_err(fail)?);
-        let nonce = Nonce::try_assume_unique_for_key(iv).map_err(fail)?;
+        let (k, nonce) = gcm_key(key, iv, seal_failed)?;
         let (ciphertext, tag) = out.split_at_mut(plaintext.len());
-        k.seal_out_of_place_scatter(nonce, Aad::empty(), plaintext, ciphertext, &[], tag).map_err(fail)
+        k.seal_out_of_place_scatter(nonce, Aad::empty(), plaintext, ciphertext, &[], tag).map_err(|_| seal_failed())
     }
 
     fn aes_cbc_decrypt(&self, key: &[u8], iv: &[u8; 16], in_out: &mut [u8]) -> Result<(), CipherError> {

@@ -572,7 +572,7 @@ impl Signer {
                 let (bst, str_ki) = self.wss_token(&ids.bst);
                 inner.push_str(&bst);
                 inner.push_str(&self.signature_markup(&refs, &marker, str_ki));
-                insert_wss_header(&mut ed, &soap, opts, &inner)?;
+                crate::wss::insert_security_header(&mut ed, &soap, opts.must_understand, &inner, false).map_err(edit_err)?;
             }
         }
         let doc2 = ed.into_document().map_err(edit_err)?;
@@ -708,7 +708,7 @@ impl Signer {
             ed.set_attribute(body, q, v).map_err(edit_err)?;
         }
         let inner = format!("{ts}{bst}{sig}");
-        insert_wss_header(&mut ed, &soap, opts, &inner)?;
+        crate::wss::insert_security_header(&mut ed, &soap, opts.must_understand, &inner, false).map_err(edit_err)?;
         let out = ed.to_vec().map_err(edit_err)?;
         Ok((out.len() as u64 <= lim.max_document_size).then_some(out))
     }
@@ -865,13 +865,6 @@ fn timestamp_markup(id: &str, opts: &WssOptions) -> String {
     }
     s.push_str("</wsu:Timestamp>");
     s
-}
-
-/// Puts `inner` (Timestamp, token, Signature) into the message: at the end of
-/// the existing Security header, else in a new one first in the `Header`
-/// (made before the Body when missing).
-fn insert_wss_header<'d>(ed: &mut Editor<'d>, soap: &crate::wss::SoapMessage<'d>, opts: &WssOptions, inner: &str) -> Result<(), Error> {
-    crate::wss::insert_security_header(ed, soap, opts.must_understand, inner, false).map_err(edit_err)
 }
 
 /// The canonical form (Exclusive C14N 1.0) of `e`'s start tag with the

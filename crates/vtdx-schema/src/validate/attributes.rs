@@ -120,14 +120,14 @@ impl<'s, 'd> Validator<'s, 'd> {
         let v = a.value();
         if !self.keep_typed && !vc.is_some_and(|f| f.fixed) {
             // the check alone: no value to keep or compare
-            let res = if sd.needs_ns { sd.st.check(&v, &NodeNs(n)) } else { sd.st.check(&v, &crate::datatypes::NoNamespaces) };
+            let res = check_at(sd, &v, n);
             match res {
                 Ok(()) => self.id_check(a, sd.id_kind, &v),
                 Err(m) => self.error(a, K::Value, format!("attribute {}: {m}", a.name())),
             }
             return;
         }
-        let res = if sd.needs_ns { sd.st.validate(&v, &NodeNs(n)) } else { sd.st.validate(&v, &crate::datatypes::NoNamespaces) };
+        let res = validate_at(sd, &v, n);
         match res {
             Ok(val) => {
                 if let Some(f) = vc.filter(|f| f.fixed) {

@@ -13,7 +13,7 @@ use vtdx_core::{Document, Node, NodeKind, Sym};
 use crate::automaton::{element_matches, Automaton, Matched};
 use crate::counted::{CountedModel, CountedState, TooMany};
 use crate::datatypes::fast::Fast;
-use crate::datatypes::{NsResolver, Value};
+use crate::datatypes::{DatatypeError, NsResolver, Value};
 use crate::error::{Location, ValidationError, ValidationErrorKind as K};
 use crate::model::*;
 use crate::schema::{Schema, ValidateOptions};
@@ -72,6 +72,25 @@ struct NodeNs<'d>(Node<'d>);
 impl NsResolver for NodeNs<'_> {
     fn resolve(&self, prefix: &str) -> Option<&str> {
         self.0.lookup_namespace(prefix)
+    }
+}
+
+/// `sd`'s check of the value `v` of (or on) element `n`: with the element's
+/// in-scope namespaces when the type needs them (QName, NOTATION), else with none.
+fn check_at(sd: &SimpleDef, v: &str, n: Node<'_>) -> Result<(), DatatypeError> {
+    if sd.needs_ns {
+        sd.st.check(v, &NodeNs(n))
+    } else {
+        sd.st.check(v, &crate::datatypes::NoNamespaces)
+    }
+}
+
+/// [`check_at`], keeping the value.
+fn validate_at(sd: &SimpleDef, v: &str, n: Node<'_>) -> Result<Value, DatatypeError> {
+    if sd.needs_ns {
+        sd.st.validate(v, &NodeNs(n))
+    } else {
+        sd.st.validate(v, &crate::datatypes::NoNamespaces)
     }
 }
 

@@ -232,7 +232,7 @@ impl<'s, 'd> Validator<'s, 'd> {
     #[inline(never)]
     pub(super) fn value_constraint_fits(&mut self, n: Node<'d>, st: TypeId, v: &ValueConstraint) -> bool {
         let Some(sd) = self.c.types[st as usize].simple() else { return true };
-        let res = if sd.needs_ns { sd.st.check(&v.lexical, &NodeNs(n)) } else { sd.st.check(&v.lexical, &crate::datatypes::NoNamespaces) };
+        let res = check_at(sd, &v.lexical, n);
         if let Err(m) = res {
             let what = if v.fixed { "fixed" } else { "default" };
             self.error(
@@ -271,7 +271,7 @@ impl<'s, 'd> Validator<'s, 'd> {
         if !self.keep_typed && !vc.is_some_and(|v| v.fixed) {
             // no typed value kept and no fixed value to compare: the check alone, which
             // builds no value
-            let res = if sd.needs_ns { sd.st.check(&text, &NodeNs(n)) } else { sd.st.check(&text, &crate::datatypes::NoNamespaces) };
+            let res = check_at(sd, &text, n);
             match res {
                 Ok(()) => self.id_check(n, sd.id_kind, &text),
                 Err(m) => {
@@ -281,7 +281,7 @@ impl<'s, 'd> Validator<'s, 'd> {
             }
             return;
         }
-        let res = if sd.needs_ns { sd.st.validate(&text, &NodeNs(n)) } else { sd.st.validate(&text, &crate::datatypes::NoNamespaces) };
+        let res = validate_at(sd, &text, n);
         match res {
             Ok(v) => {
                 if let Some(vcx) = vc.filter(|v| v.fixed) {
