@@ -135,13 +135,31 @@ impl<'d> Tape<'d> {
         self.doc.bare_leaf_bytes(RecordId::new(e))
     }
 
-    /// The first byte of the record `r`'s markup (an element's `<`), 0 for a
-    /// record index out of range. Read ahead of the work on a block of records
-    /// so that their cache misses overlap (see `Eval::retain_in_blocks`).
-    #[inline]
-    pub fn start_byte(&self, r: u32) -> u8 {
-        let at = self.doc.tape().get(r as usize + tape::START as usize);
-        at.and_then(|&at| self.doc.text().get(at as usize)).copied().unwrap_or(0)
+    /// Asks for the cache lines of the element record `e` and of the words after
+    /// it (its attribute and first child records), `words` of them, to be
+    /// brought in ([`tape::prefetch`]): a hint, with no effect on results.
+    #[inline(always)]
+    pub fn prefetch_record(&self, e: u32, words: usize) {
+        let t = self.doc.tape();
+        let mut i = e as usize;
+        let end = i + words;
+        while i < end {
+            tape::prefetch(t, i);
+            i += 16;
+        }
+    }
+
+    /// Asks for the cache lines of the element record `e`'s start tag (its first
+    /// bytes) and of its last bytes to be brought in; reads the record, so its
+    /// own line should be in the cache by then ([`Tape::prefetch_record`]).
+    #[inline(always)]
+    pub fn prefetch_element_bytes(&self, e: u32) {
+        let t = self.doc.tape();
+        let text = self.doc.text();
+        if let (Some(&start), Some(&end)) = (t.get(e as usize + tape::START as usize), t.get(e as usize + tape::ELEM_END as usize)) {
+            tape::prefetch(text, start as usize);
+            tape::prefetch(text, (end as usize).saturating_sub(1));
+        }
     }
 
     /// [`tape::Tape::record_near_middle`] of the records `lo..hi`.

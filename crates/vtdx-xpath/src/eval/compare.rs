@@ -65,37 +65,36 @@ impl<'a, 'd> Eval<'a, 'd> {
         }
     }
 
-    /// [`Eval::retain_child_num_cmp`] with the name test `test`, a block of
-    /// records at a time: first the start tag of each record's first matching
-    /// child is read (one byte), then the records are tested.
+    /// [`Eval::retain_child_num_cmp`] with the name test `test`, with the memory
+    /// each record needs asked for ahead.
     // PERF: on a large document the value of each child is a cache miss (the
-    // text is read for the first time since the parse): read in a loop of its
-    // own, the misses of a block overlap instead of coming one after the other.
-    // `item[USPrice<100]` on po_16mb, warm loop (`examples/seed_timing`, three
-    // interleaved runs): 4.9-6.7 ms per evaluation before, 3.1-3.4 ms in blocks
-    // of 8 (3.6-4.4 in blocks of 16, 4.8 of 32, 5.1-5.3 of 64); po_big unchanged.
+    // text is read for the first time since the parse), and so are the records.
+    // The records `2 * PREFETCH_AHEAD` elements on are asked for, then the bytes of
+    // the first matching child `PREFETCH_AHEAD` on (its record is in the cache by
+    // then), so that the misses overlap with the work. `item[USPrice<100]` on
+    // po_16mb, warm loop (`examples/seed_timing`): 4.9-6.7 ms per evaluation
+    // one miss after the other; 3.1-3.4 ms reading the start tags of a block of 8
+    // first, in a loop of their own (blocks of 16: 3.6-4.4, 32: 4.8, 64: 5.1-5.3);
+    // with prefetches: see docs/xpath.md.
     fn retain_in_blocks(&self, v: &mut Vec<u32>, test: impl Fn(Sym) -> bool + Copy, op: CmpOp, n: f64) {
+        use super::frontier::{PREFETCH_AHEAD, PREFETCH_RECORD_WORDS};
         let tape = self.tape;
         let mut kept = 0;
-        let mut start = 0;
-        while start < v.len() {
-            let end = (start + super::frontier::TOUCH_BLOCK).min(v.len());
-            let mut touched = 0u8;
-            for &r in &v[start..end] {
-                let _ = tape.child_elements(tape.element_child_range(r), test, |j| {
-                    touched ^= tape.start_byte(j);
+        for i in 0..v.len() {
+            if let Some(&r2) = v.get(i + 2 * PREFETCH_AHEAD) {
+                tape.prefetch_record(r2, PREFETCH_RECORD_WORDS);
+            }
+            if let Some(&r1) = v.get(i + PREFETCH_AHEAD) {
+                let _ = tape.child_elements(tape.element_child_range(r1), test, |j| {
+                    tape.prefetch_element_bytes(j);
                     Ok::<bool, ()>(false)
                 });
             }
-            std::hint::black_box(touched);
-            for i in start..end {
-                let r = v[i];
-                if self.child_num_cmp_in(test, tape.element_child_range(r), op, n) {
-                    v[kept] = r;
-                    kept += 1;
-                }
+            let r = v[i];
+            if self.child_num_cmp_in(test, tape.element_child_range(r), op, n) {
+                v[kept] = r;
+                kept += 1;
             }
-            start = end;
         }
         v.truncate(kept);
     }
