@@ -147,7 +147,11 @@ pub fn run_encrypt(a: EncryptArgs, out: &mut dyn Write) -> io::Result<ExitCode> 
     if let Some(x) = &a.xpath {
         match select_elements(&doc, x) {
             Ok(t) => targets = t,
-            Err(e) => return usage("encrypt", &format!("--xpath: {e}")),
+            // the selector is the signing one's: its "cannot sign" prefix does not apply here
+            Err(e) => match e.kind() {
+                vtdx_dsig::ErrorKind::Sign(m) => return usage("encrypt", &format!("--xpath: cannot encrypt: {m}")),
+                _ => return usage("encrypt", &format!("--xpath: {e}")),
+            },
         }
     }
     let enc = Encryptor::new(key, EncryptConfig::default().algorithm(alg));

@@ -156,6 +156,12 @@ fn usage_and_io_errors_are_exit_2() {
         let o = vtdx(t.path(), &args);
         assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
     }
+    // an --xpath that selects nothing, or no element: the message is about encrypting
+    for x in ["//nothing", "/", "//@*"] {
+        let o = vtdx(t.path(), &["encrypt", "--key-file", "aes256.key", "--xpath", x, "doc.xml"]);
+        assert_eq!(code(&o), 2, "{x}");
+        assert!(stderr(&o).contains("cannot encrypt") && !stderr(&o).contains("sign"), "{x}: {}", stderr(&o));
+    }
 }
 
 /// An EC private key decrypts what ECDH-ES agreed on (the W3C XML Encryption

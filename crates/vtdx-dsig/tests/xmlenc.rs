@@ -534,3 +534,93 @@ fn encrypt_then_sign_verifies_before_decryption() {
         assert_eq!(body_content(&plain), body_content(input.as_bytes()));
     }
 }
+
+/// An `EncryptedKey` (RSA-OAEP, SHA-1) of `session` to the certificate `cert`
+/// (under the keys directory), or of arbitrary bytes when `forged`.
+fn ek_to(cert: &str, session: &[u8], forged: bool) -> String {
+    let padding = RsaPadding::Oaep { digest: OaepDigest::Sha1, mgf: OaepDigest::Sha1, label: Vec::new() };
+    let c = if forged {
+        vec![0x5a; 256]
+    } else {
+        let cert = Certificate::from_pem_or_der(&read(cert)).unwrap();
+        AwsLcProvider.rsa_encrypt(cert.key(), &padding, session).unwrap()
+    };
+    format!(
+        r#"<EncryptedKey xmlns="http://www.w3.org/2001/04/xmlenc#"><EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p"/><CipherData><CipherValue>{}</CipherValue></CipherData></EncryptedKey>"#,
+        b64(&c)
+    )
+}
+
+/// A message to several recipients (XML Encryption 1.1 §3.5.1: one
+/// `EncryptedKey` per recipient in the data's `KeyInfo`) decrypts for each of
+/// them, whatever the order; a forged entry before the right one does not make
+/// it fail (so a key whose padding happens to pass is no oracle); a key of no
+/// recipient's is the uniform error; more entries than the limit are refused.
+#[test]
+fn a_message_to_several_recipients_decrypts_for_each() {
+    let session = [0x37u8; 16];
+    let plain = b"<v>for two</v>";
+    let cv = gcm(&session, plain);
+    let msg = |eks: &[String]| {
+        encrypted_data(GCM128, &format!(r#"<KeyInfo xmlns="http://www.w3.org/2000/09/xmldsig#">{}</KeyInfo>"#, eks.concat()), &cv)
+    };
+    let a = || ek_to("rsa/rsa-2048-cert.pem", &session, false);
+    let b = || ek_to("rsa/rsa-expired-cert.pem", &session, false);
+    let key_a = || DecryptionKey::rsa_from_pem_or_der(&read("rsa/rsa-2048-key.pem")).unwrap();
+    let key_b = || DecryptionKey::rsa_from_pem_or_der(&read("rsa/rsa-expired-key.pem")).unwrap();
+    let want = b"<doc><v>for two</v></doc>";
+    for eks in [[a(), b()], [b(), a()]] {
+        assert_eq!(dec(vec![key_a()]).decrypt_bytes(msg(&eks).as_bytes()).unwrap(), want);
+        assert_eq!(dec(vec![key_b()]).decrypt_bytes(msg(&eks).as_bytes()).unwrap(), want);
+    }
+    // a forged entry first, then the caller's
+    let forged = ek_to("", &session, true);
+    assert_eq!(dec(vec![key_b()]).decrypt_bytes(msg(&[forged.clone(), b()]).as_bytes()).unwrap(), want);
+    // a key of neither recipient (a 4096-bit one, and an AES key)
+    let other = DecryptionKey::rsa_from_pem_or_der(&read("rsa/rsa-4096-key.pem")).unwrap();
+    assert_eq!(failure(&dec(vec![other]), &msg(&[a(), b()])), "decryption failed");
+    assert_eq!(failure(&dec(vec![DecryptionKey::aes(&[1; 16]).unwrap()]), &msg(&[a(), b()])), "decryption failed");
+    // the limit: 16 entries are tried, 17 refused with a position
+    let mut many = vec![forged.clone(); 15];
+    many.push(b());
+    assert_eq!(dec(vec![key_b()]).decrypt_bytes(msg(&many).as_bytes()).unwrap(), want);
+    many.insert(0, forged);
+    let e = dec(vec![key_b()]).decrypt_bytes(msg(&many).as_bytes()).unwrap_err();
+    assert!(matches!(e.kind(), EncErrorKind::Limit { limit: 16, found: 17, .. }), "{e}");
+    assert!(e.offset().is_some());
+    assert_eq!(
+        Decryptor::new(vec![key_b()], DecryptConfig::default().max_recipients(17)).decrypt_bytes(msg(&many).as_bytes()).unwrap(),
+        want
+    );
+}
+
+/// The PBKDF2 iterations of all the derivations in one message are bounded, not
+/// only each derivation's: three parts of 1,000 iterations each need a budget of
+/// 3,000 (each part's key derived here with the provider's PBKDF2, the expected
+/// plaintexts the ones encrypted).
+#[test]
+fn pbkdf2_iterations_are_bounded_per_message() {
+    let secret = b"a master secret of the caller's";
+    let part = |i: u8| {
+        let salt = [i; 8];
+        let key = AwsLcProvider.pbkdf2(vtdx_dsig::DigestAlgorithm::Sha256, secret, &salt, 1000, 32).unwrap();
+        let cv = gcm(&key, format!("<p n=\"{i}\"/>").as_bytes());
+        format!(
+            r#"<EncryptedData xmlns="http://www.w3.org/2001/04/xmlenc#" Type="http://www.w3.org/2001/04/xmlenc#Element"><EncryptionMethod Algorithm="http://www.w3.org/2009/xmlenc11#aes256-gcm"/><KeyInfo xmlns="http://www.w3.org/2000/09/xmldsig#"><DerivedKey xmlns="http://www.w3.org/2009/xmlenc11#"><KeyDerivationMethod Algorithm="http://www.w3.org/2009/xmlenc11#pbkdf2"><PBKDF2-params><Salt><Specified>{}</Specified></Salt><IterationCount>1000</IterationCount><KeyLength>32</KeyLength><PRF Algorithm="http://www.w3.org/2001/04/xmldsig-more#hmac-sha256"/></PBKDF2-params></KeyDerivationMethod></DerivedKey></KeyInfo><CipherData><CipherValue>{}</CipherValue></CipherData></EncryptedData>"#,
+            b64(&salt),
+            b64(&cv)
+        )
+    };
+    let msg = format!("<doc>{}{}{}</doc>", part(0), part(1), part(2));
+    let master = || DecryptionKey::master_secret(secret).unwrap();
+    let with = |total: u64| Decryptor::new(vec![master()], DecryptConfig::default().max_kdf_iterations_total(total));
+    let want = br#"<doc><p n="0"/><p n="1"/><p n="2"/></doc>"#;
+    assert_eq!(dec(vec![master()]).decrypt_bytes(msg.as_bytes()).unwrap(), want);
+    assert_eq!(with(3000).decrypt_bytes(msg.as_bytes()).unwrap(), want);
+    assert_eq!(failure(&with(2999), &msg), "decryption failed");
+    // the budget is the message's: a Decryptor used again starts afresh
+    let d = with(3000);
+    for _ in 0..2 {
+        assert_eq!(d.decrypt_bytes(msg.as_bytes()).unwrap(), want);
+    }
+}

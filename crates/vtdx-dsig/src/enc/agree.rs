@@ -77,8 +77,11 @@ fn text(n: Node<'_>) -> String {
 
 /// What derivation may cost.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Limits {
+pub(crate) struct Limits<'c> {
+    /// PBKDF2 iterations in one derivation.
     pub(crate) max_iterations: u32,
+    /// PBKDF2 iterations left for the message; each derivation takes its count.
+    pub(crate) left: &'c std::cell::Cell<u64>,
 }
 
 /// The key of `len` bytes that an `AgreementMethod` or `DerivedKey` among the
@@ -89,7 +92,7 @@ pub(crate) fn key_from(
     keys: &[DecryptionKey],
     key_info: Option<Node<'_>>,
     len: usize,
-    limits: Limits,
+    limits: Limits<'_>,
 ) -> Option<Option<Vec<u8>>> {
     let ki = key_info?;
     for c in ki.element_children() {
@@ -108,7 +111,7 @@ pub(crate) fn has_derivation(key_info: Option<Node<'_>>) -> bool {
     key_info.is_some_and(|ki| ki.element_children().any(|c| is_xenc(&c, "AgreementMethod") || is(&c, XENC11_NS, "DerivedKey")))
 }
 
-fn agreed(provider: &dyn CipherProvider, keys: &[DecryptionKey], am: Node<'_>, len: usize, limits: Limits) -> Option<Vec<u8>> {
+fn agreed(provider: &dyn CipherProvider, keys: &[DecryptionKey], am: Node<'_>, len: usize, limits: Limits<'_>) -> Option<Vec<u8>> {
     let alg = attr(am, "Algorithm")?;
     let x25519 = match alg.as_str() {
         ECDH_ES => false,
@@ -144,7 +147,7 @@ fn originator_key(keys: &[DecryptionKey], oki: Node<'_>) -> Option<(AgreementCur
     })
 }
 
-fn derived(provider: &dyn CipherProvider, keys: &[DecryptionKey], dk: Node<'_>, len: usize, limits: Limits) -> Option<Vec<u8>> {
+fn derived(provider: &dyn CipherProvider, keys: &[DecryptionKey], dk: Node<'_>, len: usize, limits: Limits<'_>) -> Option<Vec<u8>> {
     let kdm = child(dk, XENC11_NS, "KeyDerivationMethod")?;
     let name = child(dk, XENC11_NS, "MasterKeyName").map(text);
     let master = |named: bool| {
@@ -158,7 +161,7 @@ fn derived(provider: &dyn CipherProvider, keys: &[DecryptionKey], dk: Node<'_>, 
 }
 
 /// `len` bytes from `secret` by the `KeyDerivationMethod` `kdm`.
-fn derive(provider: &dyn CipherProvider, kdm: Node<'_>, secret: &[u8], len: usize, limits: Limits) -> Option<Vec<u8>> {
+fn derive(provider: &dyn CipherProvider, kdm: Node<'_>, secret: &[u8], len: usize, limits: Limits<'_>) -> Option<Vec<u8>> {
     if len == 0 || len > MAX_KEY_LEN {
         return None;
     }
@@ -179,9 +182,10 @@ fn derive(provider: &dyn CipherProvider, kdm: Node<'_>, secret: &[u8], len: usiz
             // only a specified salt: `OtherSource` names an algorithm that would compute one
             let salt = decode_b64(&text(child(child(p, XENC11_NS, "Salt")?, XENC11_NS, "Specified")?))?;
             let iterations: u32 = text(child(p, XENC11_NS, "IterationCount")?).parse().ok()?;
-            if iterations == 0 || iterations > limits.max_iterations {
+            if iterations == 0 || iterations > limits.max_iterations || u64::from(iterations) > limits.left.get() {
                 return None;
             }
+            limits.left.set(limits.left.get() - u64::from(iterations));
             key_length(child(p, XENC11_NS, "KeyLength"), len)?;
             let prf = prf(&attr(child(p, XENC11_NS, "PRF")?, "Algorithm")?)?;
             provider.pbkdf2(prf, secret, &salt, iterations, len).ok()

@@ -16,6 +16,7 @@
 //! a random session key, so that the failure surfaces in the same place — the
 //! tag or padding check of the data — and takes about the same time.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 
 use vtdx_core::{Document, Editor, Node};
@@ -39,6 +40,8 @@ pub struct DecryptConfig {
     max_depth: usize,
     remove_key_entries: bool,
     max_kdf_iterations: u32,
+    max_kdf_iterations_total: u64,
+    max_recipients: usize,
 }
 
 impl Default for DecryptConfig {
@@ -50,6 +53,8 @@ impl Default for DecryptConfig {
             max_depth: 4,
             remove_key_entries: false,
             max_kdf_iterations: 100_000,
+            max_kdf_iterations_total: 400_000,
+            max_recipients: 16,
         }
     }
 }
@@ -93,6 +98,24 @@ impl DecryptConfig {
     /// `xenc11:DerivedKey` or `AgreementMethod` may cost.
     pub fn max_kdf_iterations(mut self, n: u32) -> Self {
         self.max_kdf_iterations = n;
+        self
+    }
+    /// At most this many PBKDF2 iterations in all the key derivations of one
+    /// [`Decryptor::decrypt`] (default 400,000, about half a second of
+    /// HMAC-SHA-512 here): every `EncryptedData` may carry a derivation of its own,
+    /// so the per-derivation limit alone lets a message cost up to
+    /// [`DecryptConfig::max_parts`] times as much. A derivation past the budget
+    /// fails, which gives the uniform error.
+    pub fn max_kdf_iterations_total(mut self, n: u64) -> Self {
+        self.max_kdf_iterations_total = n;
+        self
+    }
+    /// At most this many `xenc:EncryptedKey` in one `ds:KeyInfo` (default 16):
+    /// a message for several recipients carries one for each, and each that a key
+    /// of the caller's fits is tried (an RSA decryption each); more is refused
+    /// with [`EncErrorKind::Limit`].
+    pub fn max_recipients(mut self, n: usize) -> Self {
+        self.max_recipients = n;
         self
     }
     /// Whether the legacy algorithms are accepted.
@@ -194,7 +217,9 @@ impl Decryptor {
     /// data other than XML, the plaintext itself). `NothingEncrypted` when
     /// there is none.
     pub fn decrypt(&self, doc: &Document<'_>) -> Result<Vec<u8>, EncError> {
-        let (mut bytes, mut again) = match self.pass(doc, 0)? {
+        // PBKDF2 iterations left for this message, over all its passes
+        let kdf_left = Cell::new(self.config.max_kdf_iterations_total);
+        let (mut bytes, mut again) = match self.pass(doc, 0, &kdf_left)? {
             Pass::Nothing => return Err(EncErrorKind::NothingEncrypted.into()),
             Pass::Raw(b) => return Ok(b),
             Pass::Xml { bytes, again } => (bytes, again),
@@ -207,7 +232,7 @@ impl Decryptor {
                 );
             }
             let d = Document::parse_with(&bytes, doc.options()).map_err(|_| failed())?;
-            match self.pass(&d, depth)? {
+            match self.pass(&d, depth, &kdf_left)? {
                 Pass::Nothing => break,
                 Pass::Raw(b) => return Ok(b),
                 Pass::Xml { bytes: b, again: a } => {
@@ -220,7 +245,7 @@ impl Decryptor {
         Ok(bytes)
     }
 
-    fn pass(&self, doc: &Document<'_>, depth: usize) -> Result<Pass, EncError> {
+    fn pass(&self, doc: &Document<'_>, depth: usize, kdf_left: &Cell<u64>) -> Result<Pass, EncError> {
         let mut eds: Vec<Node<'_>> = Vec::new();
         let mut keyed: Vec<Node<'_>> = Vec::new();
         let mut lists: Vec<Node<'_>> = Vec::new();
@@ -311,16 +336,24 @@ impl Decryptor {
             let enc = model::parse(node)?;
             let block = self.block_algorithm(&enc);
             let key_len = block.map_or(32, |b| b.key_len());
-            let key = match ek {
-                Some(i) => self.session_key(&eks[i], key_len, &mut cache),
-                None => self.key_from_key_info(&enc, key_len, &ids, &mut cache)?,
+            let keys = match ek {
+                Some(i) => vec![self.session_key(&eks[i], key_len, &mut cache, kdf_left)],
+                None => self.keys_from_key_info(&enc, key_len, &ids, &mut cache, kdf_left)?,
             };
-            let cipher = self.cipher_octets(&enc)?;
+            let mut cipher = self.cipher_octets(&enc)?;
             let Some(block) = block else { return Err(failed()) };
-            let (mut plain, at) = self.decrypt_block(block, &key.key, cipher)?;
-            if !key.ok {
-                return Err(failed());
+            // the first key that opens the data (several only for several recipients)
+            let mut opened = None;
+            for (j, key) in keys.iter().enumerate() {
+                let data = if j + 1 == keys.len() { std::mem::take(&mut cipher) } else { cipher.clone() };
+                if let Ok(r) = self.decrypt_block(block, &key.key, data) {
+                    if key.ok {
+                        opened = Some(r);
+                        break;
+                    }
+                }
             }
+            let Some((mut plain, at)) = opened else { return Err(failed()) };
             let is_xml = matches!(enc.type_uri.as_deref(), Some(TYPE_ELEMENT | TYPE_CONTENT));
             if !is_xml {
                 if node == root {
@@ -439,12 +472,18 @@ impl Decryptor {
 
     /// The session key an `EncryptedKey` transports, or a random one (of the
     /// length the data algorithm needs) when anything about it fails.
-    fn session_key(&self, ek: &Encrypted<'_>, key_len: usize, cache: &mut HashMap<(usize, usize), SessionKey>) -> SessionKey {
+    fn session_key(
+        &self,
+        ek: &Encrypted<'_>,
+        key_len: usize,
+        cache: &mut HashMap<(usize, usize), SessionKey>,
+        kdf_left: &Cell<u64>,
+    ) -> SessionKey {
         let slot = (ek.node.range().start, key_len);
         if let Some(k) = cache.get(&slot) {
             return k.clone();
         }
-        let k = match self.unwrap(ek, key_len) {
+        let k = match self.unwrap(ek, key_len, kdf_left) {
             Some(k) => SessionKey { key: k, ok: true },
             None => self.random_key(key_len),
         };
@@ -452,7 +491,7 @@ impl Decryptor {
         k
     }
 
-    fn unwrap(&self, ek: &Encrypted<'_>, key_len: usize) -> Option<Vec<u8>> {
+    fn unwrap(&self, ek: &Encrypted<'_>, key_len: usize, kdf_left: &Cell<u64>) -> Option<Vec<u8>> {
         let cipher = match &ek.cipher {
             Cipher::Value(v) => decode_b64(&v.value())?,
             Cipher::Reference => return None,
@@ -469,7 +508,7 @@ impl Decryptor {
         };
         if let KeyAlgorithm::AesKw(n) = alg {
             // a key-encryption key agreed on (ECDH-ES, X25519) or derived from a master secret
-            if let Some(kek) = agree::key_from(&self.provider, &self.keys, ek.key_info, n, self.kdf_limits()) {
+            if let Some(kek) = agree::key_from(&self.provider, &self.keys, ek.key_info, n, self.kdf_limits(kdf_left)) {
                 let k = self.provider.aes_key_unwrap(&kek?, &cipher).ok()?;
                 return (k.len() == key_len).then_some(k);
             }
@@ -483,18 +522,21 @@ impl Decryptor {
         (k.len() == key_len).then_some(k)
     }
 
-    fn kdf_limits(&self) -> agree::Limits {
-        agree::Limits { max_iterations: self.config.max_kdf_iterations }
+    fn kdf_limits<'c>(&self, left: &'c Cell<u64>) -> agree::Limits<'c> {
+        agree::Limits { max_iterations: self.config.max_kdf_iterations, left }
     }
 
-    /// The key of an `EncryptedData` no `ReferenceList` named: from its `KeyInfo`.
-    fn key_from_key_info<'d>(
+    /// The keys to try on an `EncryptedData` no `ReferenceList` named, from its
+    /// `KeyInfo`: one, or for a message to several recipients the session key of
+    /// each `EncryptedKey` a key of the caller's opened (a random key when none did).
+    fn keys_from_key_info<'d>(
         &self,
         enc: &Encrypted<'d>,
         key_len: usize,
         ids: &IdIndex<'d>,
         cache: &mut HashMap<(usize, usize), SessionKey>,
-    ) -> Result<SessionKey, EncError> {
+        kdf_left: &Cell<u64>,
+    ) -> Result<Vec<SessionKey>, EncError> {
         let secret = |names: &[String]| -> Option<SessionKey> {
             let fits = |k: &DecryptionKey| matches!(&k.kind, DecKind::Secret(s) if s.len() == key_len);
             let k = find(&self.keys, |k| fits(k) && k.name.as_ref().is_some_and(|n| names.contains(n)))
@@ -505,11 +547,11 @@ impl Decryptor {
             }
         };
         let Some(ki) = enc.key_info else {
-            return Ok(secret(&[]).unwrap_or_else(|| self.random_key(key_len)));
+            return Ok(vec![secret(&[]).unwrap_or_else(|| self.random_key(key_len))]);
         };
         // the data key itself agreed on or derived
-        if let Some(k) = agree::key_from(&self.provider, &self.keys, Some(ki), key_len, self.kdf_limits()) {
-            return Ok(k.map(|key| SessionKey { key, ok: true }).unwrap_or_else(|| self.random_key(key_len)));
+        if let Some(k) = agree::key_from(&self.provider, &self.keys, Some(ki), key_len, self.kdf_limits(kdf_left)) {
+            return Ok(vec![k.map(|key| SessionKey { key, ok: true }).unwrap_or_else(|| self.random_key(key_len))]);
         }
         let mut eks: Vec<Encrypted<'d>> = Vec::new();
         let mut names = Vec::new();
@@ -534,31 +576,54 @@ impl Decryptor {
                 names.push(c.value().trim().to_string());
             }
         }
-        if !eks.is_empty() {
-            // several recipients: the one the caller's key is named for, else the first a key fits
-            let pick = eks
-                .iter()
-                .find(|ek| self.named_match(ek))
-                .or_else(|| {
-                    eks.iter().find(|ek| {
-                        let Some(alg) = self.key_algorithm(ek) else { return false };
-                        let len = match &ek.cipher {
-                            Cipher::Value(v) => v.value().bytes().filter(|b| !b.is_ascii_whitespace()).count() / 4 * 3,
-                            Cipher::Reference => 0,
-                        };
-                        // the base64 length gives the ciphertext length to within 2 bytes
-                        self.keys.iter().any(|k| match (&alg, &k.kind) {
-                            (KeyAlgorithm::AesKw(_), DecKind::Agreement(_) | DecKind::Master(_)) => agree::has_derivation(ek.key_info),
-                            (KeyAlgorithm::Rsa(_), DecKind::Rsa(r)) => r.modulus_len().abs_diff(len) <= 2,
-                            (KeyAlgorithm::AesKw(n), DecKind::Secret(s)) => s.len() == *n,
-                            _ => false,
-                        })
-                    })
-                })
-                .unwrap_or(&eks[0]);
-            return Ok(self.session_key(pick, key_len, cache));
+        if eks.len() > self.config.max_recipients {
+            return Err(EncError::at(
+                EncErrorKind::Limit {
+                    what: "xenc:EncryptedKey elements in one ds:KeyInfo",
+                    limit: self.config.max_recipients,
+                    found: eks.len(),
+                },
+                ki.range().start,
+            ));
         }
-        Ok(secret(&names).unwrap_or_else(|| self.random_key(key_len)))
+        if let Some(named) = eks.iter().find(|ek| self.named_match(ek)) {
+            // the recipient the caller's key is named for
+            return Ok(vec![self.session_key(named, key_len, cache, kdf_left)]);
+        }
+        if !eks.is_empty() {
+            // several recipients (XML Encryption 1.1 §3.5.1): every one a key of the
+            // caller's fits is opened, whichever succeeds, so the time does not tell
+            // which did; the data is then tried with each key opened, in order, so
+            // that a forged first entry whose padding happens to pass cannot make the
+            // message fail where it would have succeeded (no padding oracle)
+            let fitting: Vec<&Encrypted<'d>> = eks.iter().filter(|ek| self.fits_some_key(ek)).collect();
+            let tried: Vec<&Encrypted<'d>> = if fitting.is_empty() { vec![&eks[0]] } else { fitting };
+            let keys: Vec<SessionKey> = tried.into_iter().map(|ek| self.session_key(ek, key_len, cache, kdf_left)).collect();
+            let mut opened: Vec<SessionKey> = keys.iter().filter(|k| k.ok).cloned().collect();
+            if opened.is_empty() {
+                // none opened: go on with a random key, failing at the data as usual
+                opened.push(keys.into_iter().next().unwrap_or_else(|| self.random_key(key_len)));
+            }
+            return Ok(opened);
+        }
+        Ok(vec![secret(&names).unwrap_or_else(|| self.random_key(key_len))])
+    }
+
+    /// Could a key of the caller's open `ek` (its algorithm accepted, and a key of
+    /// the right kind and size, or a derivation to run)?
+    fn fits_some_key(&self, ek: &Encrypted<'_>) -> bool {
+        let Some(alg) = self.key_algorithm(ek) else { return false };
+        let len = match &ek.cipher {
+            Cipher::Value(v) => v.value().bytes().filter(|b| !b.is_ascii_whitespace()).count() / 4 * 3,
+            Cipher::Reference => 0,
+        };
+        // the base64 length gives the ciphertext length to within 2 bytes
+        self.keys.iter().any(|k| match (&alg, &k.kind) {
+            (KeyAlgorithm::AesKw(_), DecKind::Agreement(_) | DecKind::Master(_)) => agree::has_derivation(ek.key_info),
+            (KeyAlgorithm::Rsa(_), DecKind::Rsa(r)) => r.modulus_len().abs_diff(len) <= 2,
+            (KeyAlgorithm::AesKw(n), DecKind::Secret(s)) => s.len() == *n,
+            _ => false,
+        })
     }
 
     /// The `EncryptedKey` a same-document reference names; `None` when it
