@@ -85,7 +85,7 @@ pub struct DecryptArgs {
     /// An AES key (16, 24 or 32 bytes, raw or hex): a key-encryption key or the data key.
     #[arg(long, value_name = "AESKEY")]
     key_file: Option<PathBuf>,
-    /// Accept AES-CBC and RSA PKCS#1 v1.5 key transport (legacy messages; padding oracles).
+    /// Accept AES-CBC and RSA PKCS#1 v1.5 key transport (legacy messages; padding oracles). Without it a message using them fails with the uniform message, as one using an algorithm never offered (Triple DES) always does.
     #[arg(long)]
     allow_legacy: bool,
     /// The encrypted document; `-` reads standard input.
