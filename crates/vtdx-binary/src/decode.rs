@@ -75,6 +75,19 @@ pub(crate) struct Decoder {
 /// allocated as the output really grows).
 const RESERVE_CAP: usize = 64 << 20;
 
+/// Texts up to this many bytes are never refused for amplification
+/// ([`vtdx_core::Limits::max_packed_amplification`]): a small frame of references
+/// to names and values sent earlier in a stream legitimately unpacks to many
+/// times its size.
+const AMPLIFICATION_THRESHOLD: u64 = 64 << 10;
+
+/// A limit checked against the frame before any text is made: a document error
+/// with no position in the text (line and column 0, see [`ErrorKind::Document`]).
+#[cold]
+fn frame_limit(r: &Reader<'_>, limit: LimitKind, value: u64, max: u64) -> Error {
+    r.error(ErrorKind::Document(vtdx_core::Error::with_position(vtdx_core::ErrorKind::LimitExceeded { limit, value, max }, 0, 0, 0)))
+}
+
 #[cold]
 fn doc_error(r: &Reader<'_>, e: vtdx_core::Error) -> Error {
     r.error(ErrorKind::Document(e))
@@ -120,17 +133,22 @@ impl Decoder {
         let max_text = opts.limits.max_document_size.min(u32::MAX as u64 - 1);
         let text_len = r.varint("the text length")?;
         if text_len > max_text {
-            let e = vtdx_core::Error::at(
-                vtdx_core::ErrorKind::LimitExceeded { limit: LimitKind::DocumentSize, value: text_len, max: max_text },
-                &[],
-                0,
-            );
-            return Err(doc_error(r, e));
+            return Err(frame_limit(r, LimitKind::DocumentSize, text_len, max_text));
+        }
+        // a decompression bomb: a text far larger than the frame (the tokens cannot
+        // make more text than stated, see `tokens`)
+        let frame = r.data.len().max(1) as u64;
+        let max_ratio = u64::from(opts.limits.max_packed_amplification);
+        if text_len > AMPLIFICATION_THRESHOLD && text_len / frame > max_ratio {
+            return Err(frame_limit(r, LimitKind::PackedAmplification, text_len / frame, max_ratio));
         }
         let text_len = text_len as usize;
         let words = r.count("the index size", vtdx_core::tape::MAX_TAPE_WORDS)?;
         self.asm.begin(tr == TR_UTF8_BOM);
-        self.asm.reserve(text_len.min(RESERVE_CAP), words.min(RESERVE_CAP / 4));
+        // a record takes at least 4 bytes of text and 5 words (`<a/>`): no more is
+        // reserved for the index, whatever the header says
+        let words_cap = (text_len / 4 + 1).saturating_mul(5);
+        self.asm.reserve(text_len.min(RESERVE_CAP), words.min(words_cap).min(RESERVE_CAP / 4));
         self.tokens(r, text_len, words)?;
         if self.asm.text_len() != text_len || self.asm.index_len() != words {
             return Err(self.size_mismatch(r, text_len, words, true));
@@ -199,12 +217,7 @@ impl Decoder {
                 return Err(r.malformed("a name that is not UTF-8"));
             }
             if q.len() as u64 > max_name {
-                let e = vtdx_core::Error::at(
-                    vtdx_core::ErrorKind::LimitExceeded { limit: LimitKind::NameLength, value: q.len() as u64, max: max_name },
-                    &[],
-                    0,
-                );
-                return Err(doc_error(r, e));
+                return Err(frame_limit(r, LimitKind::NameLength, q.len() as u64, max_name));
             }
             t.qnames.push((t.qarena.len() as u32, q.len() as u32));
             t.qarena.extend_from_slice(q);

@@ -79,7 +79,11 @@ pub enum ErrorKind {
         detail: String,
     },
     /// The unpacked document is not one the parser accepts (or a limit of the
-    /// [`ParseOptions`] was reached): the error the check or the parser gave.
+    /// [`ParseOptions`] was reached): the error the check or the parser gave, at
+    /// its position in the unpacked text. A limit checked against the frame
+    /// before any text is made (the stated text size against
+    /// `max_document_size` and `max_packed_amplification`, a name of the tables
+    /// against `max_name_len`) has no such position: its line and column are 0.
     Document(vtdx_core::Error),
     /// A document's tokens make a text or a token index of another size than its
     /// payload states (`text-length`, `index-words`).
@@ -114,6 +118,7 @@ impl fmt::Display for ErrorKind {
                 write!(f, "checksum mismatch: the frame says {stored:016x}, its bytes give {computed:016x} (the file is damaged)")
             }
             ErrorKind::Malformed { detail } => write!(f, "malformed packed input: {detail}"),
+            ErrorKind::Document(e) if e.line() == 0 => write!(f, "packed document refused: {}", e.kind()),
             ErrorKind::Document(e) => write!(f, "packed document refused: {e}"),
             ErrorKind::SizeMismatch { stated_text, stated_index_words, text, index_words, complete: true } => write!(
                 f,

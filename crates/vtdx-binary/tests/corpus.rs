@@ -13,6 +13,7 @@ fn whole_corpus_round_trips_byte_for_byte() {
     let opts = ParseOptions::default().external(ExternalPolicy::Ignore);
     let all = files(&root);
     let (mut accepted, mut assembled, mut non_utf8, mut bytes_in, mut bytes_packed) = (0usize, 0usize, 0usize, 0usize, 0usize);
+    let mut max_ratio = 0f64;
     let mut stream = vtdx_binary::StreamWriter::new();
     let mut originals = Vec::new();
     for path in &all {
@@ -32,13 +33,17 @@ fn whole_corpus_round_trips_byte_for_byte() {
         }
         bytes_in += bytes.len();
         bytes_packed += packed.len();
+        max_ratio = max_ratio.max(doc.text().len() as f64 / packed.len() as f64);
         stream.push(&doc).unwrap();
         originals.push((what, bytes));
     }
     eprintln!(
-        "{} files, {accepted} accepted ({assembled} without a DOCTYPE, {non_utf8} not plain UTF-8): {bytes_in} bytes packed to {bytes_packed}",
+        "{} files, {accepted} accepted ({assembled} without a DOCTYPE, {non_utf8} not plain UTF-8): {bytes_in} bytes packed to {bytes_packed}; at most {max_ratio:.2} bytes of text per packed byte",
         all.len()
     );
+    // every document unpacked under the default limits (above); the amplification
+    // limit stays far above what real documents reach
+    assert!(max_ratio * 16.0 < f64::from(opts.limits.max_packed_amplification), "{max_ratio}");
     // the shared corpus as laid out (a moved directory fails loudly)
     assert_eq!(all.len(), 23_099, "files in the corpus");
     assert_eq!(accepted, ACCEPTED, "documents the parser accepts");

@@ -3,4 +3,5 @@
 mod common;
 mod corpus;
 mod damage;
+mod limits;
 mod properties;

@@ -154,6 +154,10 @@ pub(crate) struct ParseFlags {
     /// Maximum nesting of entity references inside replacement text [default: 32].
     #[arg(long, value_name = "N")]
     max_entity_depth: Option<u32>,
+    /// Maximum ratio of a packed document's text to its packed frame, checked once the
+    /// text passes 64 KiB (docs/binary-format.md) [default: 256].
+    #[arg(long, value_name = "RATIO")]
+    max_packed_amplification: Option<u32>,
     /// Treat colons as ordinary name characters (no namespace processing).
     #[arg(long)]
     no_namespaces: bool,
@@ -229,6 +233,9 @@ impl ParseFlags {
         if let Some(n) = self.max_entity_depth {
             o = o.max_entity_depth(n);
         }
+        if let Some(n) = self.max_packed_amplification {
+            o = o.max_packed_amplification(n);
+        }
         let external = match (self.external, self.external_entities) {
             (Some(e), _) => e.policy(),
             (None, Some(OldExternal::Skip)) => ExternalPolicy::Ignore,
@@ -262,6 +269,7 @@ impl ParseFlags {
             max_name_len: later.max_name_len.or(self.max_name_len),
             max_entity_amplification: later.max_entity_amplification.or(self.max_entity_amplification),
             max_entity_depth: later.max_entity_depth.or(self.max_entity_depth),
+            max_packed_amplification: later.max_packed_amplification.or(self.max_packed_amplification),
             no_namespaces: self.no_namespaces || later.no_namespaces,
             template_cache: self.template_cache || later.template_cache,
             external,
@@ -280,11 +288,11 @@ pub(crate) const MMAP_MIN_BYTES: u64 = 64 * 1024;
 /// [`MMAP_MIN_BYTES`] or more is memory-mapped and parsed in place; standard input,
 /// pipes, devices, smaller files and files that cannot be mapped are read into one
 /// buffer, which the document then owns. Nothing else copies the input. The outer
-/// error is an I/O problem, the inner one a parse error.
+/// error is an I/O problem, the inner one a parse error or a packed input's.
 ///
 /// A mapped file must not be truncated or rewritten in place while its document is
 /// alive; this program writes files only by renaming a new file over them.
-pub(crate) fn parse_input(parser: &mut Parser, path: &Path) -> io::Result<Result<Document<'static>, vtdx::Error>> {
+pub(crate) fn parse_input(parser: &mut Parser, path: &Path) -> io::Result<Result<Document<'static>, InputError>> {
     if path.as_os_str() == "-" {
         let mut v = Vec::new();
         io::stdin().lock().read_to_end(&mut v)?;
@@ -310,19 +318,19 @@ pub(crate) fn parse_input(parser: &mut Parser, path: &Path) -> io::Result<Result
         // a file another program rewrites during the run is documented as the caller's
         // hazard (HACKING/docs/security.md), as for every tool that maps its input.
         if let Ok(r) = unsafe { parser.parse_file_mmap(path) } {
-            return Ok(r);
+            return Ok(r.map_err(InputError::Xml));
         }
     }
     let mut f = std::fs::File::open(path)?;
     let mut v = Vec::with_capacity(meta.len() as usize + 1);
     f.read_to_end(&mut v)?;
-    Ok(parser.parse_owned(v))
+    Ok(parser.parse_owned(v).map_err(InputError::Xml))
 }
 
 /// [`parse_input`] for a command that only needs the verdict (`check`): the same
 /// inputs, the same errors, but a plain file is checked without an index being
 /// assembled ([`Parser::check`]).
-fn check_input(parser: &mut Parser, path: &Path) -> io::Result<Result<(), vtdx::Error>> {
+fn check_input(parser: &mut Parser, path: &Path) -> io::Result<Result<(), InputError>> {
     let meta = if path.as_os_str() == "-" { None } else { Some(std::fs::metadata(path)?) };
     let plain = match &meta {
         Some(m) => m.is_file() && !pack::is_packed_file(path),
@@ -336,10 +344,10 @@ fn check_input(parser: &mut Parser, path: &Path) -> io::Result<Result<(), vtdx::
         // SAFETY: as for `parse_file_mmap` in `parse_input`: the file must stay
         // unchanged while it is mapped, for the check only.
         if let Ok(r) = unsafe { parser.check_file_mmap(path) } {
-            return Ok(r);
+            return Ok(r.map_err(InputError::Xml));
         }
     }
-    Ok(parser.check(&std::fs::read(path)?))
+    Ok(parser.check(&std::fs::read(path)?).map_err(InputError::Xml))
 }
 
 /// [`parse_input`] for a command that takes one document: the document, or the exit
@@ -359,11 +367,61 @@ pub(crate) fn load_one(parser: &mut Parser, path: &Path) -> Result<Document<'sta
     }
 }
 
+/// Why an input is not a document: the parser's error, at a position in the text,
+/// or a packed input's (`docs/binary-format.md`), at a byte of the packed file;
+/// a packed document that decodes but is refused has both.
+pub(crate) enum InputError {
+    /// XML that is not well-formed (or reached a limit).
+    Xml(vtdx::Error),
+    /// A packed input that is damaged, malformed or refused.
+    Packed(vtdx_binary::Error),
+}
+
+impl InputError {
+    /// The error at its position in the document's text, when it has one (a packed
+    /// document refused by a check of its text; not a damaged frame, nor a limit
+    /// checked against the frame before any text is made, whose line is 0).
+    pub(crate) fn in_text(&self) -> Option<&vtdx::Error> {
+        match self {
+            InputError::Xml(e) => Some(e),
+            InputError::Packed(p) => match p.kind() {
+                vtdx_binary::ErrorKind::Document(e) if e.line() != 0 => Some(e),
+                _ => None,
+            },
+        }
+    }
+
+    /// The byte of the packed file where the error was found (for a packed input).
+    pub(crate) fn packed_offset(&self) -> Option<u64> {
+        match self {
+            InputError::Xml(_) => None,
+            InputError::Packed(p) => Some(p.offset()),
+        }
+    }
+
+    /// What is wrong, without a position.
+    pub(crate) fn message(&self) -> String {
+        match self {
+            InputError::Xml(e) => e.kind().to_string(),
+            InputError::Packed(p) => match p.kind() {
+                vtdx_binary::ErrorKind::Document(e) => e.kind().to_string(),
+                k => k.to_string(),
+            },
+        }
+    }
+}
+
 /// Prints a parse error as `FILE:LINE:COL: message (byte N)`, as xmllint and
 /// compilers do. `context`, when not empty, stands before the message (ending with
-/// `: `); the position is then in the document the context names.
-pub(crate) fn report(file: &str, context: &str, e: &vtdx::Error) {
-    eprintln!("{file}:{}:{}: {context}{} (byte {})", e.line(), e.column(), e.kind(), e.offset());
+/// `: `); the position is then in the document the context names. An error in a
+/// packed input is printed as `vtdx unpack` prints it, `FILE: message (packed byte N)`
+/// (with the line, column and byte in the unpacked text inside the message when the
+/// frame decodes but its document is refused).
+pub(crate) fn report(file: &str, context: &str, e: &InputError) {
+    match e {
+        InputError::Xml(e) => eprintln!("{file}:{}:{}: {context}{} (byte {})", e.line(), e.column(), e.kind(), e.offset()),
+        InputError::Packed(p) => eprintln!("{file}: {context}{p}"),
+    }
 }
 
 pub(crate) fn display(path: &Path) -> String {

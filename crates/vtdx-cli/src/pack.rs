@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use clap::Args;
 use vtdx::{Document, ParseOptions};
 
-use crate::{display, report, ParseFlags};
+use crate::{display, report, InputError, ParseFlags};
 
 /// `vtdx pack`.
 #[derive(Args)]
@@ -81,18 +81,10 @@ pub(crate) fn is_packed_file(path: &Path) -> bool {
     std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok() && vtdx_binary::is_packed(&head)
 }
 
-/// The document of a packed single-document file, as the parser's error type (what
-/// `parse_input` returns): a refused document keeps its own error; anything wrong
-/// with the packed bytes is a syntax error at the packed byte offset.
-pub(crate) fn unpack_document(bytes: &[u8], opts: &ParseOptions) -> Result<Document<'static>, vtdx::Error> {
-    vtdx_binary::unpack_with(bytes, opts).map_err(into_parse_error)
-}
-
-fn into_parse_error(e: vtdx_binary::Error) -> vtdx::Error {
-    match e.kind() {
-        vtdx_binary::ErrorKind::Document(d) => d.clone(),
-        _ => vtdx::Error::with_position(vtdx::ErrorKind::Syntax { detail: format!("packed input: {}", e.kind()) }, e.offset(), 0, 0),
-    }
+/// The document of a packed single-document file, or the packed input's error (at
+/// its packed byte offset).
+pub(crate) fn unpack_document(bytes: &[u8], opts: &ParseOptions) -> Result<Document<'static>, InputError> {
+    vtdx_binary::unpack_with(bytes, opts).map_err(InputError::Packed)
 }
 
 pub(crate) fn run_pack(a: PackArgs, stdout: &mut dyn Write) -> io::Result<ExitCode> {
@@ -178,10 +170,10 @@ pub(crate) fn run_unpack(a: UnpackArgs, stdout: &mut dyn Write) -> io::Result<Ex
 
 /// Reads standard input's bytes as a document: unpacked when they start with the
 /// magic bytes, else parsed.
-pub(crate) fn parse_or_unpack(parser: &mut vtdx::Parser, v: Vec<u8>) -> Result<Document<'static>, vtdx::Error> {
+pub(crate) fn parse_or_unpack(parser: &mut vtdx::Parser, v: Vec<u8>) -> Result<Document<'static>, InputError> {
     if vtdx_binary::is_packed(&v) {
         unpack_document(&v, parser.options())
     } else {
-        parser.parse_owned(v)
+        parser.parse_owned(v).map_err(InputError::Xml)
     }
 }

@@ -16,7 +16,12 @@
 //!   `{"file":F,"result":R}` with R as for one file, or
 //!   `{"file":F,"error":{"message":M,"line":L,"column":C,"offset":O}}` for a
 //!   document that is not well-formed (`{"file":F,"error":{"message":M}}` when
-//!   it cannot be read; the message goes to standard error too).
+//!   it cannot be read; the message goes to standard error too). For a packed
+//!   input (`docs/binary-format.md`) the error has `"packed_offset":P`, the byte
+//!   of the packed file where it was found, and `line`, `column` and `offset`
+//!   (positions in the unpacked text) only when the frame decodes and its
+//!   document is refused by a check of its text: a damaged or malformed frame,
+//!   or a limit checked against the frame, has `{"message":M,"packed_offset":P}`.
 //!
 //! Exit status: 0 on success, 1 when a document is not well-formed (or cannot
 //! be read), 2 on an XPath syntax error (the message shows the column).
@@ -116,8 +121,14 @@ pub fn run(a: QueryArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
                     let mut s = String::from("{\"file\":");
                     json_string(&mut s, f);
                     s.push_str(",\"error\":{\"message\":");
-                    json_string(&mut s, &e.kind().to_string());
-                    s.push_str(&format!(",\"line\":{},\"column\":{},\"offset\":{}}}}}\n", e.line(), e.column(), e.offset()));
+                    json_string(&mut s, &e.message());
+                    if let Some(t) = e.in_text() {
+                        s.push_str(&format!(",\"line\":{},\"column\":{},\"offset\":{}", t.line(), t.column(), t.offset()));
+                    }
+                    if let Some(p) = e.packed_offset() {
+                        s.push_str(&format!(",\"packed_offset\":{p}"));
+                    }
+                    s.push_str("}}\n");
                     out.write_all(s.as_bytes())?;
                 }
                 status = status.max(1);

@@ -31,7 +31,9 @@ pub struct ValidateArgs {
     #[arg(long)]
     use_schema_location: bool,
     /// Print the errors as JSON on standard output: {"valid": bool, "files": [{"file", "valid",
-    /// "errors": [{"file", "line", "column", "offset", "path", "message"}]}]}.
+    /// "errors": [{"file", "line", "column", "offset", "path", "message"}]}]}. An error in a packed
+    /// input also has "packed_offset" (the byte of the packed file), and no "line", "column",
+    /// "offset" when the packed frame itself is wrong.
     #[arg(long)]
     json: bool,
     /// Report at most N errors per file.
@@ -66,9 +68,10 @@ fn json_str(s: &str) -> String {
 }
 
 struct Err1 {
-    line: u32,
-    column: u32,
-    offset: u64,
+    /// Line, column and byte offset in the text (none for a damaged packed frame).
+    at: Option<(u32, u32, u64)>,
+    /// The byte of a packed input where the error was found.
+    packed_offset: Option<u64>,
     path: String,
     message: String,
 }
@@ -101,11 +104,13 @@ pub fn run(a: ValidateArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
                 return Ok(ExitCode::from(2));
             }
             Ok(Err(e)) => errs.push(Err1 {
-                line: e.line(),
-                column: e.column(),
-                offset: e.offset(),
+                at: e.in_text().map(|t| (t.line(), t.column(), t.offset())),
+                packed_offset: e.packed_offset(),
                 path: String::new(),
-                message: format!("not well-formed: {}", e.kind()),
+                message: match &e {
+                    crate::InputError::Packed(p) if !matches!(p.kind(), vtdx_binary::ErrorKind::Document(_)) => e.message(),
+                    _ => format!("not well-formed: {}", e.message()),
+                },
             }),
             Ok(Ok(doc)) => {
                 let own;
@@ -131,9 +136,8 @@ pub fn run(a: ValidateArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
                 let v = schema.validate_with(&doc, &opts);
                 for e in v.errors() {
                     errs.push(Err1 {
-                        line: e.location.line,
-                        column: e.location.column,
-                        offset: e.location.offset,
+                        at: Some((e.location.line, e.location.column, e.location.offset)),
+                        packed_offset: None,
                         path: e.path.clone(),
                         message: e.message.clone(),
                     });
@@ -145,25 +149,32 @@ pub fn run(a: ValidateArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
             let items: Vec<String> = errs
                 .iter()
                 .map(|e| {
-                    format!(
-                        "{{\"file\":{},\"line\":{},\"column\":{},\"offset\":{},\"path\":{},\"message\":{}}}",
-                        json_str(&name),
-                        e.line,
-                        e.column,
-                        e.offset,
-                        json_str(&e.path),
-                        json_str(&e.message)
-                    )
+                    let mut at = String::new();
+                    if let Some((line, column, offset)) = e.at {
+                        at.push_str(&format!(",\"line\":{line},\"column\":{column},\"offset\":{offset}"));
+                    }
+                    if let Some(p) = e.packed_offset {
+                        at.push_str(&format!(",\"packed_offset\":{p}"));
+                    }
+                    format!("{{\"file\":{}{at},\"path\":{},\"message\":{}}}", json_str(&name), json_str(&e.path), json_str(&e.message))
                 })
                 .collect();
             json_files.push(format!("{{\"file\":{},\"valid\":{},\"errors\":[{}]}}", json_str(&name), errs.is_empty(), items.join(",")));
         } else if !a.quiet {
             let mut err = io::stderr().lock();
             for e in &errs {
+                let at = match e.at {
+                    Some((line, column, _)) => format!(":{line}:{column}"),
+                    None => String::new(),
+                };
+                let packed = match e.packed_offset {
+                    Some(p) => format!(" (packed byte {p})"),
+                    None => String::new(),
+                };
                 if e.path.is_empty() {
-                    writeln!(err, "{name}:{}:{}: {}", e.line, e.column, e.message)?;
+                    writeln!(err, "{name}{at}: {}{packed}", e.message)?;
                 } else {
-                    writeln!(err, "{name}:{}:{}: {} (at {})", e.line, e.column, e.message, e.path)?;
+                    writeln!(err, "{name}{at}: {} (at {}){packed}", e.message, e.path)?;
                 }
             }
         }

@@ -98,10 +98,44 @@ fn damaged_packed_files_are_refused() {
         assert_eq!(o.stdout, b"");
         let o = run_vtdx(d.path(), &["check", f], None);
         assert_eq!(code(&o), 1, "{f}");
-        assert!(stderr(&o).contains("packed input"), "{}", stderr(&o));
+        assert!(stderr(&o).starts_with(&format!("{f}: ")) && stderr(&o).contains("(packed byte "), "{}", stderr(&o));
     }
     let o = run_vtdx(d.path(), &["unpack", "flip.vtdx"], None);
     assert!(stderr(&o).contains("checksum"), "{}", stderr(&o));
+    // every command says it as `unpack` does: no line and column (there is no text),
+    // the byte of the packed file: the frame that fails its checksum starts after
+    // the 10-byte header (docs/binary-format.md)
+    let unpack = stderr(&o);
+    assert!(unpack.starts_with("flip.vtdx: checksum mismatch: ") && unpack.ends_with(" (packed byte 10)\n"), "{unpack}");
+    d.file("s.xsd", b"<xs:schema xmlns:xs='http://www.w3.org/2001/XMLSchema'><xs:element name='po'/></xs:schema>");
+    for args in [
+        &["check", "flip.vtdx"][..],
+        &["query", "flip.vtdx", "/"],
+        &["fmt", "flip.vtdx"],
+        &["c14n", "flip.vtdx"],
+        &["stats", "flip.vtdx"],
+        &["debug", "index", "flip.vtdx"],
+        &["validate", "--schema", "s.xsd", "flip.vtdx"],
+    ] {
+        let o = run_vtdx(d.path(), args, None);
+        assert_eq!(code(&o), 1, "{args:?}");
+        assert_eq!(stderr(&o), unpack, "{args:?}");
+    }
+    // --json: the packed byte as `packed_offset`, no text position
+    let o = run_vtdx(d.path(), &["query", "--json", "flip.vtdx", "po.vtdx", "count(//item)"], None);
+    assert_eq!(code(&o), 1);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    let message = unpack.trim_end().strip_prefix("flip.vtdx: ").unwrap().strip_suffix(" (packed byte 10)").unwrap();
+    assert_eq!(lines[0], format!("{{\"file\":\"flip.vtdx\",\"error\":{{\"message\":\"{message}\",\"packed_offset\":10}}}}"));
+    assert_eq!(lines[1], r#"{"file":"po.vtdx","result":{"type":"number","value":2}}"#);
+    let o = run_vtdx(d.path(), &["validate", "--json", "--schema", "s.xsd", "flip.vtdx"], None);
+    assert_eq!(
+        stdout(&o).trim_end(),
+        format!(
+            "{{\"valid\":false,\"files\":[{{\"file\":\"flip.vtdx\",\"valid\":false,\"errors\":[{{\"file\":\"flip.vtdx\",\"packed_offset\":10,\"path\":\"\",\"message\":\"{message}\"}}]}}]}}"
+        )
+    );
     // not packed at all; a missing file
     assert_eq!(code(&run_vtdx(d.path(), &["unpack", "po.xml"], None)), 1);
     assert_eq!(code(&run_vtdx(d.path(), &["unpack", "nope.vtdx"], None)), 2);
@@ -110,4 +144,59 @@ fn damaged_packed_files_are_refused() {
     let o = run_vtdx(d.path(), &["pack", "bad.xml"], None);
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).starts_with("bad.xml:1:"), "{}", stderr(&o));
+}
+
+#[test]
+fn refused_packed_documents_give_both_positions() {
+    // packed without namespace processing, read with it: the frame is sound, the
+    // document is not namespace-well-formed at line 1, column 2 (byte 1) of its text
+    let d = TempDir::new("refused");
+    d.file("ns.xml", b"<a:b c:d=\"1\"><x:y/></a:b>");
+    assert_eq!(code(&run_vtdx(d.path(), &["pack", "--no-namespaces", "ns.xml", "-o", "ns.vtdx"], None)), 0);
+    let o = run_vtdx(d.path(), &["unpack", "ns.vtdx"], None);
+    assert_eq!(code(&o), 1);
+    let unpack = stderr(&o);
+    assert!(
+        unpack.starts_with("ns.vtdx: packed document refused: 1:2: namespace prefix `a` is not declared (byte 1) (packed byte "),
+        "{unpack}"
+    );
+    for args in [&["check", "ns.vtdx"][..], &["query", "ns.vtdx", "/"], &["fmt", "ns.vtdx"], &["c14n", "ns.vtdx"], &["stats", "ns.vtdx"]] {
+        let o = run_vtdx(d.path(), args, None);
+        assert_eq!(code(&o), 1, "{args:?}");
+        assert_eq!(stderr(&o), unpack, "{args:?}");
+    }
+    let packed_byte = unpack.trim_end().rsplit("packed byte ").next().unwrap().strip_suffix(')').unwrap().to_string();
+    let o = run_vtdx(d.path(), &["query", "--json", "ns.vtdx", "ns.vtdx", "/"], None);
+    assert_eq!(
+        stdout(&o).lines().next().unwrap(),
+        format!(
+            "{{\"file\":\"ns.vtdx\",\"error\":{{\"message\":\"namespace prefix `a` is not declared\",\"line\":1,\"column\":2,\"offset\":1,\"packed_offset\":{packed_byte}}}}}"
+        )
+    );
+}
+
+#[test]
+fn packed_amplification_is_limited() {
+    // a real document of 400 elements with one 10,000-byte name: 8,002,407 bytes of
+    // text that pack to a few KiB, far past the default ratio of 256
+    let name = "n".repeat(10_000);
+    let xml = format!("<r>{}</r>", format!("<{name}>v</{name}>").repeat(400));
+    let d = TempDir::new("amplification");
+    d.file("big.xml", xml.as_bytes());
+    assert_eq!(code(&run_vtdx(d.path(), &["pack", "big.xml", "-o", "big.vtdx"], None)), 0);
+    let ratio = xml.len() / d.read("big.vtdx").len();
+    assert!(ratio > 256, "{ratio}");
+    for args in [&["check", "big.vtdx"][..], &["query", "big.vtdx", "count(//*)"], &["unpack", "big.vtdx"]] {
+        let o = run_vtdx(d.path(), args, None);
+        assert_eq!(code(&o), 1, "{args:?}");
+        let e = stderr(&o);
+        assert!(e.starts_with("big.vtdx: packed document refused: limit exceeded: packed amplification factor"), "{args:?}: {e}");
+        assert!(e.contains("the configured maximum is 256 (packed byte "), "{e}");
+        assert_eq!(o.stdout, b"");
+    }
+    let o = run_vtdx(d.path(), &["query", "--max-packed-amplification", "100000", "big.vtdx", "count(//*)"], None);
+    assert_eq!((code(&o), stdout(&o)), (0, "401\n".to_string()), "{}", stderr(&o));
+    let o = run_vtdx(d.path(), &["unpack", "--max-packed-amplification", "100000", "big.vtdx"], None);
+    assert_eq!(o.stdout, xml.as_bytes());
+    assert_eq!(code(&run_vtdx(d.path(), &["check", "--max-packed-amplification", "x", "big.vtdx"], None)), 2);
 }

@@ -29,6 +29,8 @@ pub enum LimitKind {
     EntityDepth,
     /// The token index cannot address more records (2^31 words) or names (2^27).
     IndexCapacity,
+    /// [`crate::Limits::max_packed_amplification`].
+    PackedAmplification,
 }
 
 impl LimitKind {
@@ -42,6 +44,7 @@ impl LimitKind {
             LimitKind::EntityAmplification => "entity amplification factor",
             LimitKind::EntityDepth => "entity nesting depth",
             LimitKind::IndexCapacity => "token index capacity",
+            LimitKind::PackedAmplification => "packed amplification factor (text bytes per packed byte)",
         }
     }
 }
@@ -233,7 +236,8 @@ pub enum ErrorKind {
         /// The amount the document reached when it was stopped (one past the
         /// maximum for a count), in the limit's unit: nesting levels, attributes,
         /// bytes, words or names, or (for [`LimitKind::EntityAmplification`])
-        /// expanded bytes per document byte.
+        /// expanded bytes per document byte, or (for
+        /// [`LimitKind::PackedAmplification`]) text bytes per packed frame byte.
         value: u64,
         /// The maximum allowed, in the same unit: the [`crate::Limits`] field, or
         /// what the token index can address (for [`LimitKind::IndexCapacity`],
