@@ -848,7 +848,12 @@ impl<'a> Builder<'a> {
                     sts.push(sd.st.clone());
                 }
                 let st = crate::datatypes::union(&sts).map_err(|m| e(SchemaErrorKind::SimpleType, m.to_string(), self.loc(d, k)))?;
-                (ANY_SIMPLE_TYPE, Derivation::Union, SimpleDef { st, id_kind: IdKind::None, needs_ns, is_notation: false, members })
+                let id_kind = if members.iter().any(|&m| self.simple_of(m).is_some_and(|s| s.id_kind != IdKind::None)) {
+                    IdKind::Union
+                } else {
+                    IdKind::None
+                };
+                (ANY_SIMPLE_TYPE, Derivation::Union, SimpleDef { st, id_kind, needs_ns, is_notation: false, members })
             }
             other => {
                 return Err(e(

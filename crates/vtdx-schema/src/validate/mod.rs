@@ -116,7 +116,8 @@ pub(crate) struct Validator<'s, 'd> {
     /// Per document symbol: the length of its qualified name, filled with `syms`.
     qlens: Vec<u32>,
     ids: HashMap<String, u32>,
-    idrefs: Vec<(String, u32)>,
+    /// IDREF values and the element or attribute that holds each.
+    idrefs: Vec<(String, Node<'d>)>,
     depth: usize,
     /// States of the content models run with counters being walked (innermost last).
     counted: Vec<CountedState>,
@@ -226,11 +227,9 @@ impl<'s, 'd> Validator<'s, 'd> {
                 }
             }
         }
-        for (r, rec) in std::mem::take(&mut self.idrefs) {
+        for (r, n) in std::mem::take(&mut self.idrefs) {
             if !self.ids.contains_key(&r) {
-                if let Some(n) = self.doc.node_at_record(rec) {
-                    self.error(n, K::Identity, format!("IDREF {r:?} matches no ID in the document (cvc-id.1)"));
-                }
+                self.error(n, K::Identity, format!("IDREF {r:?} matches no ID in the document (cvc-id.1)"));
             }
         }
         Validation { doc: self.doc, errors: self.errors, typed: self.typed, truncated: self.truncated }
