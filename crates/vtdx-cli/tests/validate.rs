@@ -146,3 +146,29 @@ fn use_schema_location_follows_local_hints_only() {
     let o = run_vtdx(d.path(), &["validate", "--use-schema-location", "--schema", "xsd/s.xsd", "missing.xml"], None);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
 }
+
+/// A schema document naming an include that cannot be read is skipped (XML Schema 1.0
+/// §4.2.1 allows it), with a warning at the `<xs:include>`; the exit status is the
+/// instance's. `-q` prints nothing.
+#[test]
+fn missing_include_is_a_warning() {
+    let d = TempDir::new("v-warn");
+    d.file(
+        "s.xsd",
+        b"<xs:schema xmlns:xs=\"http://www.w3.org/2001/XMLSchema\">\n  <xs:include schemaLocation=\"missing.xsd\"/>\n  <xs:element name=\"e\"/>\n</xs:schema>\n",
+    )
+    .file("i.xml", b"<e/>")
+    .file("bad.xml", b"<f/>");
+    let o = run_vtdx(d.path(), &["validate", "--schema", "s.xsd", "i.xml"], None);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(lines[0].starts_with("s.xsd:2:3: warning: "), "{err}");
+    assert!(lines[0].contains("missing.xsd"), "{err}");
+    let o = run_vtdx(d.path(), &["validate", "--schema", "s.xsd", "bad.xml"], None);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).starts_with("s.xsd:2:3: warning: "), "{}", stderr(&o));
+    let o = run_vtdx(d.path(), &["validate", "-q", "--schema", "s.xsd", "i.xml"], None);
+    assert_eq!((code(&o), stderr(&o).as_str()), (0, ""));
+}
