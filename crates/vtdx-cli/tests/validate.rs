@@ -172,3 +172,20 @@ fn missing_include_is_a_warning() {
     let o = run_vtdx(d.path(), &["validate", "-q", "--schema", "s.xsd", "i.xml"], None);
     assert_eq!((code(&o), stderr(&o).as_str()), (0, ""));
 }
+
+/// A keyref whose `refer` resolves to nothing is a schema error (src-resolve) located at
+/// the `<xs:keyref>`, like every other schema error.
+#[test]
+fn unresolved_keyref_refer_has_a_position() {
+    let d = TempDir::new("v-keyref");
+    d.file(
+        "s.xsd",
+        b"<xs:schema xmlns:xs=\"http://www.w3.org/2001/XMLSchema\" targetNamespace=\"urn:t\" xmlns=\"urn:t\">\n<xs:element name=\"a\"><xs:keyref name=\"r\" refer=\"nope\"><xs:selector xpath=\".\"/><xs:field xpath=\"@x\"/></xs:keyref></xs:element>\n</xs:schema>\n",
+    )
+    .file("i.xml", b"<a xmlns='urn:t'/>");
+    let o = run_vtdx(d.path(), &["validate", "--schema", "s.xsd", "i.xml"], None);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert!(err.starts_with("s.xsd:2:22: invalid schema: "), "{err}");
+    assert!(err.contains("{urn:t}nope"), "{err}");
+}
