@@ -69,6 +69,24 @@ const CASES: &[Case] = &[
             r#"<r><i id="x"/><i id="x"/></r>"#,
         ],
     },
+    // cvc-complex-type.2.1: empty content forbids character information items; an empty
+    // CDATA section contributes none (Infoset §2.6). xmllint rejects the first two, so
+    // xmlschema judges.
+    Case {
+        name: "empty-cdata",
+        oracle: Oracle::XmlSchema,
+        schema: r#"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">
+  <xs:element name="e"><xs:complexType/></xs:element>
+</xs:schema>"#,
+        instances: &[
+            "<e><![CDATA[]]></e>",
+            "<e><![CDATA[]]><!--x--><![CDATA[]]></e>",
+            "<e><!--x--></e>",
+            "<e><![CDATA[ ]]></e>",
+            "<e><![CDATA[]]>x</e>",
+            "<e><![CDATA[]]><e/></e>",
+        ],
+    },
 ];
 
 const XMLSCHEMA_ORACLE: &str = r#"
@@ -114,4 +132,9 @@ fn run(name: &str) {
 #[test]
 fn idref_attributes() {
     run("idref-attributes");
+}
+
+#[test]
+fn empty_cdata() {
+    run("empty-cdata");
 }

@@ -578,7 +578,9 @@ impl<'s, 'd> Validator<'s, 'd> {
                                             );
                                             break;
                                         }
-                                        NodeKind::Text | NodeKind::CData => {
+                                        // an empty CDATA section holds no character
+                                        // information item (Infoset §2.6)
+                                        NodeKind::Text | NodeKind::CData if !ch.value().is_empty() => {
                                             self.error(
                                                 ch,
                                                 K::Content,
