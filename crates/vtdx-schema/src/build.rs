@@ -1549,6 +1549,31 @@ pub(crate) fn derives(types: &[TypeDef], t: TypeId, base: TypeId, blocked: u8) -
     }
 }
 
+/// Substitution Group OK (Transitive) §3.3.6 clause 2.3: `t` derives from `base`, and no
+/// method used on the way is in `blocked` (the head's `block` and its type's) or in the
+/// `block` of a type in between.
+pub(crate) fn substitutable(types: &[TypeDef], t: TypeId, base: TypeId, blocked: u8) -> bool {
+    if !derives(types, t, base, 0) {
+        return false;
+    }
+    let (mut methods, mut blocks) = (0u8, blocked);
+    let mut cur = t;
+    let mut steps = 0;
+    while cur != base && steps <= types.len() {
+        let td = &types[cur as usize];
+        methods |= if td.derivation == Derivation::Extension { deriv::EXTENSION } else { deriv::RESTRICTION };
+        if td.base == cur {
+            break;
+        }
+        cur = td.base;
+        if cur != base {
+            blocks |= types[cur as usize].block;
+        }
+        steps += 1;
+    }
+    methods & blocks & (deriv::EXTENSION | deriv::RESTRICTION) == 0
+}
+
 pub(crate) fn bool_attr(b: &Builder<'_>, d: usize, n: Node<'_>, name: &str) -> Result<bool, SchemaError> {
     match n.attribute(name).as_deref().map(str::trim) {
         None | Some("false") | Some("0") => Ok(false),
