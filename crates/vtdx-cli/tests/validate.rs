@@ -189,3 +189,22 @@ fn unresolved_keyref_refer_has_a_position() {
     assert!(err.starts_with("s.xsd:2:22: invalid schema: "), "{err}");
     assert!(err.contains("{urn:t}nope"), "{err}");
 }
+
+/// Content-model errors name elements in a namespace as `{uri}local` on both sides: an
+/// unqualified `<bl>` where `{urn:b}bl` is expected (elementFormDefault="qualified"), and
+/// a `<bl>` in another namespace.
+#[test]
+fn content_errors_show_namespaces() {
+    let d = TempDir::new("v-ns");
+    d.file(
+        "s.xsd",
+        b"<xs:schema xmlns:xs=\"http://www.w3.org/2001/XMLSchema\" targetNamespace=\"urn:b\" xmlns=\"urn:b\" elementFormDefault=\"qualified\">\n  <xs:element name=\"be\"><xs:complexType><xs:sequence><xs:element name=\"bl\" type=\"xs:string\"/></xs:sequence></xs:complexType></xs:element>\n</xs:schema>\n",
+    )
+    .file("i.xml", b"<b:be xmlns:b=\"urn:b\"><bl>x</bl></b:be>")
+    .file("i2.xml", b"<be xmlns=\"urn:b\"><bl xmlns=\"urn:other\">x</bl></be>");
+    let o = run_vtdx(d.path(), &["validate", "--schema", "s.xsd", "i.xml", "i2.xml"], None);
+    assert_eq!(code(&o), 1);
+    let err = stderr(&o);
+    assert!(err.contains("i.xml:1:23: unexpected element <bl>: expected <{urn:b}bl> (cvc-complex-type.2.4)"), "{err}");
+    assert!(err.contains("i2.xml:1:19: unexpected element <{urn:other}bl>: expected <{urn:b}bl> (cvc-complex-type.2.4)"), "{err}");
+}
