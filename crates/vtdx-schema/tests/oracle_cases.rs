@@ -193,23 +193,28 @@ fn oracle_verdicts(oracle: Oracle, dir: &Path, n: usize) -> Option<String> {
 
 fn run(name: &str) {
     let case = CASES.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no case {name}"));
-    let dir = std::env::temp_dir().join(format!("vtdx-oracle-{}-{}", case.name, std::process::id()));
+    let instances: Vec<String> = case.instances.iter().map(|d| d.to_string()).collect();
+    judge(case.name, case.oracle, case.schema, &instances);
+}
+
+/// vtdx's verdicts on `instances` against `schema` must be the oracle's.
+fn judge(name: &str, oracle: Oracle, schema: &str, instances: &[String]) {
+    let dir = std::env::temp_dir().join(format!("vtdx-oracle-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("s.xsd"), case.schema).unwrap();
-    for (i, d) in case.instances.iter().enumerate() {
+    std::fs::write(dir.join("s.xsd"), schema).unwrap();
+    for (i, d) in instances.iter().enumerate() {
         std::fs::write(dir.join(format!("{i}.xml")), d).unwrap();
     }
-    let want = oracle_verdicts(case.oracle, &dir, case.instances.len());
+    let want = oracle_verdicts(oracle, &dir, instances.len());
     let _ = std::fs::remove_dir_all(&dir);
     let Some(want) = want else { return };
-    assert_eq!(want.len(), case.instances.len(), "{}: oracle gave {want:?}", case.name);
-    let s = SchemaBuilder::new().source("s.xsd", case.schema.as_bytes().to_vec()).build().unwrap_or_else(|e| panic!("{}: {e}", case.name));
-    let got: String = case
-        .instances
+    assert_eq!(want.len(), instances.len(), "{name}: oracle gave {want:?}");
+    let s = SchemaBuilder::new().source("s.xsd", schema.as_bytes().to_vec()).build().unwrap_or_else(|e| panic!("{name}: {e}"));
+    let got: String = instances
         .iter()
         .map(|d| if s.validate(&Document::parse(d.as_bytes()).expect("well-formed")).is_valid() { '1' } else { '0' })
         .collect();
-    assert_eq!(got, want, "{}: vtdx {got}, {:?} {want} (instance i is character i)", case.name, case.oracle);
+    assert_eq!(got, want, "{name}: vtdx {got}, {oracle:?} {want} (instance i is character i)");
 }
 
 #[test]
@@ -230,4 +235,51 @@ fn xsi_type_intermediate_block() {
 #[test]
 fn substitution_intermediate_block() {
     run("substitution-intermediate-block");
+}
+
+/// Patterns of one character class with a count in the thousands (Part 2 Appendix F puts
+/// no bound on a quantity): each schema loads, and values at, below and above the bounds,
+/// and with a character outside the class, get xmlschema's verdicts.
+#[test]
+fn large_counted_patterns() {
+    let pats: &[(&str, char, char, usize, usize)] = &[
+        (r"\d{1,1000}", '7', 'x', 1, 1000),
+        (r"\p{L}{1,1000}", '\u{e9}', '1', 1, 1000),
+        (r"\w{1,2000}", 'a', ' ', 1, 2000),
+        (r"\i{1,3000}", 'b', '1', 1, 3000),
+        (".{1,4000}", '<', '\n', 1, 4000),
+        ("[^<]{0,65535}", 'z', '<', 0, 65535),
+        (r"\p{Nd}{5000,}", '3', 'a', 5000, 0),
+        (r"\d{1200}", '4', 'q', 1200, 1200),
+    ];
+    let mut types = String::new();
+    let mut elems = String::new();
+    let mut instances = Vec::new();
+    for (i, (p, ok, bad, min, max)) in pats.iter().enumerate() {
+        types.push_str(&format!(
+            "<xs:simpleType name=\"t{i}\"><xs:restriction base=\"xs:string\"><xs:pattern value=\"{}\"/></xs:restriction></xs:simpleType>\n",
+            p.replace('<', "&lt;")
+        ));
+        elems.push_str(&format!("<xs:element name=\"e{i}\" type=\"t{i}\"/>"));
+        let at = |n: usize| ok.to_string().repeat(n);
+        let hi = if *max == 0 { min + 700 } else { *max };
+        let mut vals = vec![at(*min), at(hi), format!("{}{bad}", at(hi.saturating_sub(1)))];
+        if *min > 0 {
+            vals.push(at(min - 1));
+        }
+        if *max > 0 {
+            vals.push(at(max + 1));
+        }
+        for v in vals {
+            let v = v.replace('&', "&amp;").replace('<', "&lt;").replace('\n', "&#10;");
+            instances.push(format!("<e{i}>{v}</e{i}>"));
+        }
+    }
+    let schema = format!(
+        "<xs:schema xmlns:xs=\"http://www.w3.org/2001/XMLSchema\">\n{types}<xs:element name=\"r\"><xs:complexType><xs:choice>{elems}</xs:choice></xs:complexType></xs:element>\n</xs:schema>"
+    );
+    let instances: Vec<String> = instances.into_iter().map(|i| format!("<r>{i}</r>")).collect();
+    let t = std::time::Instant::now();
+    judge("large-counted-patterns", Oracle::XmlSchema, &schema, &instances);
+    assert!(t.elapsed().as_secs_f64() < 60.0, "took {:?}", t.elapsed());
 }
