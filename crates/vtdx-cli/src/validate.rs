@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use vtdx_schema::{HintScope, SchemaBuilder, SchemaError, SchemaLimits, ValidateOptions};
+use vtdx_schema::{HintScope, Schema, SchemaBuilder, SchemaError, SchemaLimits, ValidateOptions};
 
 use crate::{display, parse_input, ParseFlags};
 
@@ -83,12 +83,24 @@ pub fn run(a: ValidateArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
         eprintln!("{}:{}:{}: invalid schema: {}", e.location.file, e.location.line, e.location.column, e.message);
         Ok(ExitCode::from(2))
     };
+    // What the loader skipped (an include or import naming no readable file) changes
+    // what is validated: say so, on standard error, without changing the exit status.
+    let warn = |s: &Schema| {
+        if !a.quiet {
+            for w in s.warnings() {
+                eprintln!("{}:{}:{}: warning: {}", w.location.file, w.location.line, w.location.column, w.message);
+            }
+        }
+    };
     // Without hints one schema serves every FILE; with them each FILE has its own.
     let shared = if a.use_schema_location {
         None
     } else {
         match builder.clone().build() {
-            Ok(s) => Some(s),
+            Ok(s) => {
+                warn(&s);
+                Some(s)
+            }
             Err(e) => return schema_error(e),
         }
     };
@@ -124,6 +136,7 @@ pub fn run(a: ValidateArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
                             .and_then(SchemaBuilder::build)
                         {
                             Ok(s) => {
+                                warn(&s);
                                 own = s;
                                 &own
                             }

@@ -146,3 +146,65 @@ fn use_schema_location_follows_local_hints_only() {
     let o = run_vtdx(d.path(), &["validate", "--use-schema-location", "--schema", "xsd/s.xsd", "missing.xml"], None);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
 }
+
+/// A schema document naming an include that cannot be read is skipped (XML Schema 1.0
+/// §4.2.1 allows it), with a warning at the `<xs:include>`; the exit status is the
+/// instance's. `-q` prints nothing.
+#[test]
+fn missing_include_is_a_warning() {
+    let d = TempDir::new("v-warn");
+    d.file(
+        "s.xsd",
+        b"<xs:schema xmlns:xs=\"http://www.w3.org/2001/XMLSchema\">\n  <xs:include schemaLocation=\"missing.xsd\"/>\n  <xs:element name=\"e\"/>\n</xs:schema>\n",
+    )
+    .file("i.xml", b"<e/>")
+    .file("bad.xml", b"<f/>");
+    let o = run_vtdx(d.path(), &["validate", "--schema", "s.xsd", "i.xml"], None);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(lines[0].starts_with("s.xsd:2:3: warning: "), "{err}");
+    assert!(lines[0].contains("missing.xsd"), "{err}");
+    let o = run_vtdx(d.path(), &["validate", "--schema", "s.xsd", "bad.xml"], None);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).starts_with("s.xsd:2:3: warning: "), "{}", stderr(&o));
+    let o = run_vtdx(d.path(), &["validate", "-q", "--schema", "s.xsd", "i.xml"], None);
+    assert_eq!((code(&o), stderr(&o).as_str()), (0, ""));
+}
+
+/// A keyref whose `refer` resolves to nothing is a schema error (src-resolve) located at
+/// the `<xs:keyref>`, like every other schema error.
+#[test]
+fn unresolved_keyref_refer_has_a_position() {
+    let d = TempDir::new("v-keyref");
+    d.file(
+        "s.xsd",
+        b"<xs:schema xmlns:xs=\"http://www.w3.org/2001/XMLSchema\" targetNamespace=\"urn:t\" xmlns=\"urn:t\">\n<xs:element name=\"a\"><xs:keyref name=\"r\" refer=\"nope\"><xs:selector xpath=\".\"/><xs:field xpath=\"@x\"/></xs:keyref></xs:element>\n</xs:schema>\n",
+    )
+    .file("i.xml", b"<a xmlns='urn:t'/>");
+    let o = run_vtdx(d.path(), &["validate", "--schema", "s.xsd", "i.xml"], None);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert!(err.starts_with("s.xsd:2:22: invalid schema: "), "{err}");
+    assert!(err.contains("{urn:t}nope"), "{err}");
+}
+
+/// Content-model errors name elements in a namespace as `{uri}local` on both sides: an
+/// unqualified `<bl>` where `{urn:b}bl` is expected (elementFormDefault="qualified"), and
+/// a `<bl>` in another namespace.
+#[test]
+fn content_errors_show_namespaces() {
+    let d = TempDir::new("v-ns");
+    d.file(
+        "s.xsd",
+        b"<xs:schema xmlns:xs=\"http://www.w3.org/2001/XMLSchema\" targetNamespace=\"urn:b\" xmlns=\"urn:b\" elementFormDefault=\"qualified\">\n  <xs:element name=\"be\"><xs:complexType><xs:sequence><xs:element name=\"bl\" type=\"xs:string\"/></xs:sequence></xs:complexType></xs:element>\n</xs:schema>\n",
+    )
+    .file("i.xml", b"<b:be xmlns:b=\"urn:b\"><bl>x</bl></b:be>")
+    .file("i2.xml", b"<be xmlns=\"urn:b\"><bl xmlns=\"urn:other\">x</bl></be>");
+    let o = run_vtdx(d.path(), &["validate", "--schema", "s.xsd", "i.xml", "i2.xml"], None);
+    assert_eq!(code(&o), 1);
+    let err = stderr(&o);
+    assert!(err.contains("i.xml:1:23: unexpected element <bl>: expected <{urn:b}bl> (cvc-complex-type.2.4)"), "{err}");
+    assert!(err.contains("i2.xml:1:19: unexpected element <{urn:other}bl>: expected <{urn:b}bl> (cvc-complex-type.2.4)"), "{err}");
+}

@@ -295,10 +295,10 @@ pub(crate) fn element_matches(c: &Components, e: ElemId) -> Vec<(NameId, ElemId)
                 if md.abstract_ {
                     continue;
                 }
-                // Every step of the chain m → e must not be blocked by e's `block`, and the
-                // type derivation must avoid the methods e blocks (and its type blocks).
+                // The type derivation must avoid the methods e blocks, its type blocks and
+                // any type in between blocks (Substitution Group OK (Transitive), 2.3).
                 let blocked = (d.block | c.types[d.type_ as usize].block) & (deriv::EXTENSION | deriv::RESTRICTION);
-                if crate::build::derives(&c.types, md.type_, d.type_, blocked) {
+                if crate::build::substitutable(&c.types, md.type_, d.type_, blocked) {
                     v.push((md.name, m));
                 }
             }

@@ -848,7 +848,12 @@ impl<'a> Builder<'a> {
                     sts.push(sd.st.clone());
                 }
                 let st = crate::datatypes::union(&sts).map_err(|m| e(SchemaErrorKind::SimpleType, m.to_string(), self.loc(d, k)))?;
-                (ANY_SIMPLE_TYPE, Derivation::Union, SimpleDef { st, id_kind: IdKind::None, needs_ns, is_notation: false, members })
+                let id_kind = if members.iter().any(|&m| self.simple_of(m).is_some_and(|s| s.id_kind != IdKind::None)) {
+                    IdKind::Union
+                } else {
+                    IdKind::None
+                };
+                (ANY_SIMPLE_TYPE, Derivation::Union, SimpleDef { st, id_kind, needs_ns, is_notation: false, members })
             }
             other => {
                 return Err(e(
@@ -1542,6 +1547,31 @@ pub(crate) fn derives(types: &[TypeDef], t: TypeId, base: TypeId, blocked: u8) -
         cur = td.base;
         steps += 1;
     }
+}
+
+/// Substitution Group OK (Transitive) §3.3.6 clause 2.3: `t` derives from `base`, and no
+/// method used on the way is in `blocked` (the head's `block` and its type's) or in the
+/// `block` of a type in between.
+pub(crate) fn substitutable(types: &[TypeDef], t: TypeId, base: TypeId, blocked: u8) -> bool {
+    if !derives(types, t, base, 0) {
+        return false;
+    }
+    let (mut methods, mut blocks) = (0u8, blocked);
+    let mut cur = t;
+    let mut steps = 0;
+    while cur != base && steps <= types.len() {
+        let td = &types[cur as usize];
+        methods |= if td.derivation == Derivation::Extension { deriv::EXTENSION } else { deriv::RESTRICTION };
+        if td.base == cur {
+            break;
+        }
+        cur = td.base;
+        if cur != base {
+            blocks |= types[cur as usize].block;
+        }
+        steps += 1;
+    }
+    methods & blocks & (deriv::EXTENSION | deriv::RESTRICTION) == 0
 }
 
 pub(crate) fn bool_attr(b: &Builder<'_>, d: usize, n: Node<'_>, name: &str) -> Result<bool, SchemaError> {

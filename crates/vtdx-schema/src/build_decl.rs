@@ -803,6 +803,14 @@ impl<'a> Builder<'a> {
                     return Err(e(SchemaErrorKind::Structure, "a keyref needs a `refer` attribute", loc));
                 };
                 let nm = self.qname(d, n, &r)?;
+                // an unresolved `refer` is this keyref's error: report it at the keyref
+                if !self.registry.contains_key(&(Kind::Identity, nm, 0)) {
+                    return Err(e(
+                        SchemaErrorKind::Unresolved,
+                        format!("no identity constraint named {:?} (the keyref's `refer`)", self.c.names.display(nm)),
+                        loc,
+                    ));
+                }
                 let target = self.ic((Kind::Identity, nm, 0))?;
                 let t = &self.c.ics[target as usize];
                 if matches!(t.kind, IcKind::KeyRef(_)) {

@@ -239,6 +239,9 @@ pub(crate) enum IdKind {
     Id,
     IdRef,
     IdRefs,
+    /// A union (or a restriction of one) with a member of the ID family: the member
+    /// that validates the value decides (§3.15.5 looks at the actual member type).
+    Union,
 }
 
 #[derive(Debug, Clone)]

@@ -2,6 +2,7 @@
 
 mod datatypes;
 mod occurrence_counts;
+mod oracle_cases;
 mod regex;
 mod schema_documents;
 mod schema_location;

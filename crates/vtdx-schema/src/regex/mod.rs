@@ -50,6 +50,10 @@ impl std::error::Error for RegexError {}
 pub struct XsdRegex {
     source: std::sync::Arc<str>,
     re: regex::Regex,
+    /// For a pattern that is one single-character atom with a count (`\d{1,1000}`) too
+    /// large to compile unrolled: `re` matches the atom repeated any number of times and
+    /// the value's length in characters must lie within these bounds.
+    count: Option<translate::Count>,
 }
 
 impl fmt::Debug for XsdRegex {
@@ -64,29 +68,44 @@ impl XsdRegex {
         XsdRegex::with_options(pattern, &RegexOptions::default())
     }
 
-    /// Compiles an XSD pattern with explicit limits.
+    /// Compiles an XSD pattern with explicit limits. A pattern that is one
+    /// single-character atom with a count (`\d{1,1000}`, `[^<]{0,65535}`) and is too large
+    /// to compile unrolled is matched as the atom repeated, with the count checked on the
+    /// value's length: the same language, in linear time and constant size.
     pub fn with_options(pattern: &str, options: &RegexOptions) -> Result<XsdRegex, RegexError> {
-        let translated = translate::Translator::new(pattern, options.nest_limit).run()?;
-        let re = regex::RegexBuilder::new(&translated)
-            .size_limit(options.size_limit)
-            .dfa_size_limit(options.dfa_size_limit)
-            .nest_limit(options.nest_limit.saturating_mul(2).saturating_add(4))
-            .build()
-            .map_err(|e| RegexError {
-                offset: 0,
-                message: match e {
-                    regex::Error::CompiledTooBig(limit) => {
-                        format!("expected a pattern that compiles within the size limit of {limit} bytes; found a larger one")
-                    }
-                    other => format!("the translated pattern was rejected: {other}"),
-                },
-            })?;
-        Ok(XsdRegex { source: pattern.into(), re })
+        let (translated, single) = translate::Translator::new(pattern, options.nest_limit).run_counted()?;
+        let build = |re: &str| {
+            regex::RegexBuilder::new(re)
+                .size_limit(options.size_limit)
+                .dfa_size_limit(options.dfa_size_limit)
+                .nest_limit(options.nest_limit.saturating_mul(2).saturating_add(4))
+                .build()
+        };
+        let (re, count) = match (build(&translated), single) {
+            (Err(regex::Error::CompiledTooBig(_)), Some((atom, count))) => (build(&format!(r"\A(?:{atom})*\z")), Some(count)),
+            (r, _) => (r, None),
+        };
+        let re = re.map_err(|e| RegexError {
+            offset: 0,
+            message: match e {
+                regex::Error::CompiledTooBig(limit) => {
+                    format!("expected a pattern that compiles within the size limit of {limit} bytes; found a larger one")
+                }
+                other => format!("the translated pattern was rejected: {other}"),
+            },
+        })?;
+        Ok(XsdRegex { source: pattern.into(), re, count })
     }
 
     /// Whether the whole of `value` matches.
     pub fn is_match(&self, value: &str) -> bool {
-        self.re.is_match(value)
+        match self.count {
+            None => self.re.is_match(value),
+            Some((min, max)) => {
+                let n = value.chars().count();
+                n >= min as usize && max.is_none_or(|m| n <= m as usize) && self.re.is_match(value)
+            }
+        }
     }
 
     /// The XSD source of the pattern.
@@ -94,7 +113,8 @@ impl XsdRegex {
         &self.source
     }
 
-    /// The `regex` crate pattern it was translated to.
+    /// The `regex` crate pattern it was translated to (for a counted single atom too large
+    /// to unroll, the atom repeated any number of times; the count is checked apart).
     pub fn translated(&self) -> &str {
         self.re.as_str()
     }

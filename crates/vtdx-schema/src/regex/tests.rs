@@ -162,3 +162,23 @@ fn error_positions() {
     assert_eq!(e.offset, 3);
     assert!(e.to_string().starts_with("invalid pattern at character 3: expected one of the XSD escapes"), "{e}");
 }
+
+#[test]
+fn counted_single_atom_beyond_the_size_limit() {
+    // one class with a count too large to unroll: matched as the class repeated, the
+    // count checked on the length (the same language)
+    let opts = RegexOptions { size_limit: 10_000, ..RegexOptions::default() };
+    let r = XsdRegex::with_options(r"\d{2,500}", &opts).unwrap();
+    assert!(r.is_match(&"1".repeat(2)) && r.is_match(&"\u{0663}".repeat(500)));
+    assert!(!r.is_match("1") && !r.is_match(&"1".repeat(501)) && !r.is_match(&format!("{}x", "1".repeat(10))));
+    // a group, an alternation or a second piece keeps the limit
+    for p in [r"(\d){2,500}", r"\d{2,500}|a", r"a\d{2,500}", "(a{1,1000}){1,1000}"] {
+        assert!(XsdRegex::with_options(p, &opts).unwrap_err().message.contains("size limit"), "{p}");
+    }
+    // the default limits: large counts of a Unicode class load quickly
+    let t = std::time::Instant::now();
+    for p in [r"\p{L}{1,65535}", r"\w{0,100000}", r"[^<]{0,65535}", r".{1,4000}"] {
+        assert!(XsdRegex::new(p).is_ok(), "{p}");
+    }
+    assert!(t.elapsed().as_secs_f64() < 2.0, "{:?}", t.elapsed());
+}

@@ -41,7 +41,13 @@ pub(crate) struct Translator<'p> {
     nest_limit: u32,
     out: String,
     _src: &'p str,
+    /// The top level's pieces: (translated atom, whether the atom is a group, the
+    /// `{min,max}` quantifier if it has one); `None` once a top-level `|` is seen.
+    top: Option<Vec<(String, bool, Option<Count>)>>,
 }
+
+/// A `{min,max}` quantifier (`max` `None`: unbounded).
+pub(crate) type Count = (u32, Option<u32>);
 
 type R<T> = Result<T, RegexError>;
 
@@ -83,7 +89,7 @@ fn ranges(out: &mut String, neg: bool, rs: &[(u32, u32)]) {
 
 impl<'p> Translator<'p> {
     pub(crate) fn new(src: &'p str, nest_limit: u32) -> Self {
-        Translator { chars: src.chars().collect(), pos: 0, depth: 0, nest_limit, out: String::new(), _src: src }
+        Translator { chars: src.chars().collect(), pos: 0, depth: 0, nest_limit, out: String::new(), _src: src, top: Some(Vec::new()) }
     }
 
     fn err<T>(&self, msg: impl Into<String>) -> R<T> {
@@ -105,7 +111,13 @@ impl<'p> Translator<'p> {
         }
     }
 
-    pub(crate) fn run(mut self) -> R<String> {
+    pub(crate) fn run(self) -> R<String> {
+        self.run_counted().map(|(out, _)| out)
+    }
+
+    /// The translation, and when the whole pattern is one single-character atom (not a
+    /// group) with a `{min,max}` quantifier, that atom translated and the count.
+    pub(crate) fn run_counted(mut self) -> R<(String, Option<(String, Count)>)> {
         self.out.push_str(r"\A(?:");
         self.reg_exp()?;
         if self.pos < self.chars.len() {
@@ -113,13 +125,20 @@ impl<'p> Translator<'p> {
             return self.err(format!("expected a character, class, group or end of pattern; found {}", self.found()));
         }
         self.out.push_str(r")\z");
-        Ok(self.out)
+        let single = match self.top.take().as_deref() {
+            Some([(atom, false, Some(count))]) => Some((atom.clone(), *count)),
+            _ => None,
+        };
+        Ok((self.out, single))
     }
 
     // [1] regExp ::= branch ( '|' branch )*
     fn reg_exp(&mut self) -> R<()> {
         self.branch()?;
         while self.peek() == Some('|') {
+            if self.depth == 0 {
+                self.top = None;
+            }
             self.pos += 1;
             self.out.push('|');
             self.branch()?;
@@ -140,14 +159,23 @@ impl<'p> Translator<'p> {
 
     // [3] piece ::= atom quantifier?
     fn piece(&mut self) -> R<()> {
+        let (start, group) = (self.out.len(), self.peek() == Some('('));
         self.atom()?;
+        let atom_end = self.out.len();
+        let mut count = None;
         match self.peek() {
             Some(q @ ('?' | '*' | '+')) => {
                 self.pos += 1;
                 self.out.push(q);
             }
-            Some('{') => self.quantity()?,
+            Some('{') => count = Some(self.quantity()?),
             _ => {}
+        }
+        if self.depth == 0 {
+            let atom = self.out[start..atom_end].to_string();
+            if let Some(top) = self.top.as_mut() {
+                top.push((atom, group, count));
+            }
         }
         // the `regex` crate would read `a*?` as lazy and `a**` as an error; XSD allows one
         // quantifier per atom, so a second one is rejected here with an XSD message
@@ -158,7 +186,7 @@ impl<'p> Translator<'p> {
     }
 
     // [4] quantifier ::= [?*+] | ( '{' quantity '}' )
-    fn quantity(&mut self) -> R<()> {
+    fn quantity(&mut self) -> R<Count> {
         self.pos += 1; // `{`
         let min = self.number()?;
         let max = if self.peek() == Some(',') {
@@ -178,18 +206,20 @@ impl<'p> Translator<'p> {
         match max {
             Some(None) => {
                 let _ = write!(self.out, "{{{min}}}");
+                Ok((min, Some(min)))
             }
             None => {
                 let _ = write!(self.out, "{{{min},}}");
+                Ok((min, None))
             }
             Some(Some(max)) => {
                 if max < min {
                     return self.err(format!("expected a quantifier maximum at least {min}; found {max}"));
                 }
                 let _ = write!(self.out, "{{{min},{max}}}");
+                Ok((min, Some(max)))
             }
         }
-        Ok(())
     }
 
     // [8] QuantExact ::= [0-9]+

@@ -122,7 +122,7 @@ impl<'s, 'd> Validator<'s, 'd> {
             // the check alone: no value to keep or compare
             let res = check_at(sd, &v, n);
             match res {
-                Ok(()) => self.id_check(a, sd.id_kind, &v),
+                Ok(()) => self.id_check(a, n, sd, &v),
                 Err(m) => self.error(a, K::Value, format!("attribute {}: {m}", a.name())),
             }
             return;
@@ -139,7 +139,7 @@ impl<'s, 'd> Validator<'s, 'd> {
                         );
                     }
                 }
-                self.id_check(a, sd.id_kind, &v);
+                self.id_check(a, n, sd, &v);
                 if let (true, Some(rec)) = (self.keep_typed, a.record()) {
                     self.typed.insert(rec, val);
                 }

@@ -28,7 +28,7 @@ impl<'s, 'd> Validator<'s, 'd> {
             Automaton::Dfa { states, wildcards } => {
                 let s = &states[state as usize];
                 for (n, _, _) in &s.names {
-                    v.push(format!("<{}>", self.c.names.local(*n)));
+                    v.push(format!("<{}>", self.c.names.display(*n)));
                 }
                 for (w, _) in &s.wild {
                     v.push(wild_text(&wildcards[*w as usize]));
@@ -37,14 +37,14 @@ impl<'s, 'd> Validator<'s, 'd> {
             Automaton::All(m) => {
                 for (n, _, slot) in &m.entries {
                     if !all_seen.is_some_and(|s| s[*slot as usize]) {
-                        v.push(format!("<{}>", self.c.names.local(*n)));
+                        v.push(format!("<{}>", self.c.names.display(*n)));
                     }
                 }
             }
             Automaton::Counted(m) => {
                 let (names, wild) = cstate.map(|st| m.expected(st)).unwrap_or_default();
                 for n in names {
-                    v.push(format!("<{}>", self.c.names.local(n)));
+                    v.push(format!("<{}>", self.c.names.display(n)));
                 }
                 for w in wild {
                     v.push(wild_text(&m.wildcards[w as usize]));
@@ -153,7 +153,13 @@ impl<'s, 'd> Validator<'s, 'd> {
                         None => {
                             let (n, c) = (self.node(r), self.node(ch.word()));
                             let exp = self.expected(aut, state, Some(&all_seen), self.counted.get(slot), n.name());
-                            self.error(c, K::Content, format!("unexpected element <{}>: expected {exp} (cvc-complex-type.2.4)", c.name()));
+                            // names in a namespace as {uri}local on both sides, so that a wrong
+                            // or missing namespace shows
+                            let found = match c.namespace_uri() {
+                                Some(u) if !u.is_empty() => format!("{{{u}}}{}", c.local_name()),
+                                _ => c.local_name().to_string(),
+                            };
+                            self.error(c, K::Content, format!("unexpected element <{found}>: expected {exp} (cvc-complex-type.2.4)"));
                             // Go on with the element's own declaration, if it has one.
                             match self.c.global_elements.get(&id) {
                                 Some(&e) => self.element(ch.word(), e),

@@ -273,7 +273,7 @@ impl<'s, 'd> Validator<'s, 'd> {
             // builds no value
             let res = check_at(sd, &text, n);
             match res {
-                Ok(()) => self.id_check(n, sd.id_kind, &text),
+                Ok(()) => self.id_check(n, n, sd, &text),
                 Err(m) => {
                     let off = n.content_range().map_or(n.range().start, |r| r.start);
                     self.error_at(n, off, K::Value, format!("element <{}>: {m}", n.name()));
@@ -298,7 +298,7 @@ impl<'s, 'd> Validator<'s, 'd> {
                         );
                     }
                 }
-                self.id_check(n, sd.id_kind, &text);
+                self.id_check(n, n, sd, &text);
                 if let (true, Some(rec)) = (self.keep_typed, n.record()) {
                     self.typed.insert(rec, v);
                 }
@@ -330,8 +330,14 @@ impl<'s, 'd> Validator<'s, 'd> {
         }
     }
 
-    pub(super) fn id_check(&mut self, n: Node<'d>, k: IdKind, text: &str) {
-        match k {
+    /// Records an ID or IDREF value of node `n` (an element or an attribute) for
+    /// cvc-id; `ctx` is the element whose namespace context the value is read in.
+    pub(super) fn id_check(&mut self, n: Node<'d>, ctx: Node<'d>, sd: &SimpleDef, text: &str) {
+        self.id_check_depth(n, ctx, sd, text, 0);
+    }
+
+    fn id_check_depth(&mut self, n: Node<'d>, ctx: Node<'d>, sd: &SimpleDef, text: &str, depth: u32) {
+        match sd.id_kind {
             IdKind::None => {}
             IdKind::Id => {
                 let v = text.trim().to_string();
@@ -340,10 +346,18 @@ impl<'s, 'd> Validator<'s, 'd> {
                     self.error(n, K::Identity, format!("ID {v:?} is not unique in the document (cvc-id.2)"));
                 }
             }
-            IdKind::IdRef => self.idrefs.push((text.trim().to_string(), n.record().unwrap_or(0))),
+            IdKind::IdRef => self.idrefs.push((text.trim().to_string(), n)),
             IdKind::IdRefs => {
                 for t in text.split_ascii_whitespace() {
-                    self.idrefs.push((t.to_string(), n.record().unwrap_or(0)));
+                    self.idrefs.push((t.to_string(), n));
+                }
+            }
+            IdKind::Union => {
+                // the first member type the value is valid for is its actual type
+                let c = self.c;
+                let member = sd.members.iter().filter_map(|&m| c.types[m as usize].simple()).find(|m| check_at(m, text, ctx).is_ok());
+                if let Some(m) = member.filter(|_| depth < 32) {
+                    self.id_check_depth(n, ctx, m, text, depth + 1);
                 }
             }
         }
