@@ -155,6 +155,55 @@ fn verify_rejections_exit_1_with_file_and_message() {
     assert!(stderr(&o).starts_with("bad.xml:1:"), "{}", stderr(&o));
 }
 
+/// A replayed message stays expired whatever unsigned markup is edited: the
+/// Security header re-targeted to another actor (its signature then covers
+/// nothing), to SOAP 1.1's `actor/next` or SOAP 1.2's `role/next` (both addressed
+/// to this receiver, SOAP 1.1 §4.2.2, SOAP 1.2 Part 1 §2.2: its Timestamp is
+/// checked), or the signed Timestamp moved out of the header (WS-Security 1.1 §10).
+#[test]
+fn replayed_message_stays_refused_after_unsigned_edits() {
+    let d = TempDir::new("replay");
+    d.file("m11.xml", SOAP11).file("m12.xml", SOAP12);
+    let cert = key("rsa/rsa-2048-cert.pem");
+    for m in ["m11.xml", "m12.xml"] {
+        let o = vtdx(d.path(), &["sign", "--wss", "--key", &key("rsa/rsa-2048-key.pem"), "--cert", &cert, "-o", "s.xml", m]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let s = String::from_utf8(d.read("s.xml")).unwrap();
+        let p = if m == "m11.xml" { "soapenv" } else { "env" };
+        let retarget = |attr: &str| s.replacen("<wsse:Security ", &format!("<wsse:Security {p}:{attr} "), 1);
+        let next = if m == "m11.xml" {
+            r#"actor="http://schemas.xmlsoap.org/soap/actor/next""#
+        } else {
+            r#"role="http://www.w3.org/2003/05/soap-envelope/role/next""#
+        };
+        let nobody = if m == "m11.xml" { r#"actor="urn:nobody""# } else { r#"role="urn:nobody""# };
+        let (i, j) = (s.find("<wsu:Timestamp").unwrap(), s.find("</wsu:Timestamp>").unwrap() + "</wsu:Timestamp>".len());
+        let moved = format!("{}{}", &s[..i], &s[j..]).replacen(
+            &format!("<{p}:Header>"),
+            &format!(r#"<{p}:Header><x:Old xmlns:x="urn:x">{}</x:Old>"#, &s[i..j]),
+            1,
+        );
+        d.file("next.xml", retarget(next).as_bytes()).file("nobody.xml", retarget(nobody).as_bytes()).file("moved.xml", moved.as_bytes());
+        // fresh, addressed to this receiver: accepted
+        let o = vtdx(d.path(), &["verify", "--require-timestamp", "--cert", &cert, "next.xml"]);
+        assert_eq!(code(&o), 0, "{m}: {}", stderr(&o));
+        let later = ["verify", "--cert", &cert, "--at", "2999-01-01T00:00:00Z"];
+        for (f, want) in [
+            ("s.xml", "s.xml: the message expired at "),
+            ("next.xml", "next.xml: the message expired at "),
+            ("nobody.xml", "nobody.xml: the signatures verify, but no verified reference covers the SOAP Body"),
+            (
+                "moved.xml",
+                "moved.xml: a signed wsu:Timestamp must be a child of the wsse:Security header addressed to this receiver (line ",
+            ),
+        ] {
+            let o = vtdx(d.path(), &[&later[..], &[f]].concat());
+            assert_eq!(code(&o), 1, "{m} {f}");
+            assert!(stderr(&o).starts_with(want), "{m} {f}: {}", stderr(&o));
+        }
+    }
+}
+
 #[test]
 fn sha1_needs_allow_sha1() {
     let f = keys().join("../merlin-xmldsig-twenty-three/signature-enveloping-hmac-sha1.xml");

@@ -346,6 +346,12 @@ pub enum ErrorKind {
         /// Allowed skew, seconds.
         skew: u64,
     },
+    /// A verified Reference covers a `wsu:Timestamp` that is not the child of the
+    /// Security header addressed to this receiver (WS-Security 1.1 §10: the
+    /// Timestamp is a child of the Security header): a signed Timestamp moved out
+    /// of the header, or in a header for another actor/role, would go unchecked.
+    #[error("a signed wsu:Timestamp must be a child of the wsse:Security header addressed to this receiver")]
+    TimestampMisplaced,
     /// A Timestamp is required ([`crate::VerifyConfigBuilder::require_timestamp`])
     /// but there is none, or no verified Reference covers it.
     #[error("{0}")]

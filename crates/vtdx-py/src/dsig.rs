@@ -128,6 +128,7 @@ fn kind_id(k: &K) -> &'static str {
         K::TimestampMalformed(_) => "timestamp_malformed",
         K::TimestampExpired { .. } => "timestamp_expired",
         K::TimestampInFuture { .. } => "timestamp_in_future",
+        K::TimestampMisplaced => "timestamp_misplaced",
         K::TimestampRequired(_) => "timestamp_required",
         K::SecurityTokenReference(_) => "security_token_reference",
         K::UsernameToken(_) => "username_token",
