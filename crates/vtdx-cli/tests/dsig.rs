@@ -240,6 +240,19 @@ fn usage_and_io_errors_exit_2() {
         let o = vtdx(d.path(), &c);
         assert_eq!(code(&o), 2, "{c:?}: {}", stderr(&o));
     }
+    // an empty HMAC key file (or /dev/null): refused for signing and verifying
+    d.file("empty.key", b"").file("s.xml", b"");
+    let o = vtdx(d.path(), &["sign", "--hmac-key", "p.xml", "-o", "s.xml", "p.xml"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    for c in [
+        vec!["sign", "--hmac-key", "empty.key", "p.xml"],
+        vec!["verify", "--hmac-key", "empty.key", "s.xml"],
+        vec!["verify", "--hmac-key", "/dev/null", "s.xml"],
+    ] {
+        let o = vtdx(d.path(), &c);
+        assert_eq!(code(&o), 2, "{c:?}: {}", stderr(&o));
+        assert!(stderr(&o).ends_with(&format!("{}: cannot read key: an empty HMAC key is refused\n", c[2])), "{c:?}: {}", stderr(&o));
+    }
     // --wss on a document that is not SOAP, and a document that is not well-formed: 1
     let o = vtdx(d.path(), &["sign", "--wss", "--hmac-key", "p.xml", "p.xml"]);
     assert_eq!(code(&o), 1, "{}", stderr(&o));

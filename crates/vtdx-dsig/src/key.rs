@@ -298,9 +298,11 @@ impl VerifyingKey {
         VerifyingKey { material, name: None, cert: None }
     }
 
-    /// An HMAC secret.
-    pub fn hmac(secret: &[u8]) -> VerifyingKey {
-        VerifyingKey::new(KeyMaterial::Hmac(secret.to_vec()))
+    /// An HMAC secret. An empty one is refused (`Key`): anybody can compute an
+    /// HMAC with the empty key, so it would authenticate nothing.
+    pub fn hmac(secret: &[u8]) -> Result<VerifyingKey, Error> {
+        check_hmac_secret(secret)?;
+        Ok(VerifyingKey::new(KeyMaterial::Hmac(secret.to_vec())))
     }
 
     /// The public key of a certificate, selectable by the certificate's fields.
@@ -595,6 +597,16 @@ pub(crate) fn decode_base64(text: &str) -> Option<Vec<u8>> {
     }
     let clean: Vec<u8> = text.bytes().filter(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')).collect();
     engine.decode(clean).ok()
+}
+
+/// Refuses an empty HMAC secret (RFC 2104 §3 discourages keys shorter than the
+/// hash output; an empty one authenticates nothing). Short ones are kept: the
+/// W3C interop vectors use the key `secret`.
+pub(crate) fn check_hmac_secret(secret: &[u8]) -> Result<(), Error> {
+    if secret.is_empty() {
+        return Err(key_err("an empty HMAC key is refused".into()));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

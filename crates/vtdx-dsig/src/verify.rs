@@ -41,7 +41,7 @@ impl KeyProvider for [VerifyingKey] {
 /// use vtdx_dsig::{Verifier, VerifyConfig, VerifyingKey, ErrorKind};
 ///
 /// let doc = vtdx_core::Document::parse(b"<a/>")?;
-/// let v = Verifier::new(VerifyConfig::default(), vec![VerifyingKey::hmac(b"secret")]);
+/// let v = Verifier::new(VerifyConfig::default(), vec![VerifyingKey::hmac(b"secret")?]);
 /// assert_eq!(v.verify(&doc).unwrap_err().kind(), &ErrorKind::NoSignature);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -461,13 +461,16 @@ impl Verifier {
 }
 
 fn fits(method: SignatureAlgorithm, key: &KeyMaterial) -> bool {
-    matches!(
-        (method, key),
-        (SignatureAlgorithm::RsaPkcs1(_) | SignatureAlgorithm::RsaPss(_), KeyMaterial::Rsa { .. })
-            | (SignatureAlgorithm::Ecdsa(_), KeyMaterial::Ec { .. })
-            | (SignatureAlgorithm::Ed25519, KeyMaterial::Ed25519(_))
-            | (SignatureAlgorithm::Hmac(_), KeyMaterial::Hmac(_))
-    )
+    match (method, key) {
+        // an empty secret (made with `VerifyingKey::new`) authenticates nothing
+        (SignatureAlgorithm::Hmac(_), KeyMaterial::Hmac(k)) => !k.is_empty(),
+        _ => matches!(
+            (method, key),
+            (SignatureAlgorithm::RsaPkcs1(_) | SignatureAlgorithm::RsaPss(_), KeyMaterial::Rsa { .. })
+                | (SignatureAlgorithm::Ecdsa(_), KeyMaterial::Ec { .. })
+                | (SignatureAlgorithm::Ed25519, KeyMaterial::Ed25519(_))
+        ),
+    }
 }
 
 fn rsa_bits(k: &KeyMaterial) -> Option<usize> {

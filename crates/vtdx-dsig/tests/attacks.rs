@@ -66,7 +66,7 @@ fn soap(method: &str, key_info: &str, body: &str) -> String {
 }
 
 fn hmac_verifier() -> Verifier {
-    Verifier::new(VerifyConfig::default(), vec![VerifyingKey::hmac(KEY)])
+    Verifier::new(VerifyConfig::default(), vec![VerifyingKey::hmac(KEY).unwrap()])
 }
 
 fn kind_of(v: &Verifier, msg: &str) -> ErrorKind {
@@ -107,7 +107,7 @@ fn wrapping_moved_body_is_not_covered() {
     assert_eq!(kind_of(&hmac_verifier(), &attack), ErrorKind::SoapBodyCount(2));
     // without them, the signature itself is still valid, but the verified view shows the Body is not covered
     let doc = Document::parse(attack.as_bytes()).unwrap();
-    let relaxed = Verifier::new(VerifyConfig::builder().soap_checks(false).build(), vec![VerifyingKey::hmac(KEY)]);
+    let relaxed = Verifier::new(VerifyConfig::builder().soap_checks(false).build(), vec![VerifyingKey::hmac(KEY).unwrap()]);
     let verified = relaxed.verify(&doc).expect("the signature itself is still valid");
     assert!(!verified.covers(body_by_position(&doc)), "the Body the application reads is not what was signed");
     // the same with the moved Body renamed, so that only one soap:Body remains: coverage is what catches it
@@ -198,6 +198,21 @@ fn algorithm_confusion_hmac_with_rsa_public_key_is_refused() {
     });
     let v = Verifier::new(VerifyConfig::default(), vec![rsa_public(&caller)]);
     assert!(matches!(kind_of(&v, &attack), ErrorKind::KeyMismatch { .. }));
+}
+
+/// An empty HMAC key authenticates nothing (anybody can compute the HMAC): refused
+/// for signing and verifying, as xmlsec1 and signxml refuse it; a short one (the
+/// W3C interop vectors use `secret`) is kept.
+#[test]
+fn empty_hmac_key_is_refused() {
+    assert!(matches!(VerifyingKey::hmac(b"").unwrap_err().kind(), ErrorKind::Key(_)));
+    assert!(matches!(vtdx_dsig::SigningKey::hmac(b"").unwrap_err().kind(), ErrorKind::Key(_)));
+    assert!(VerifyingKey::hmac(b"k").is_ok() && vtdx_dsig::SigningKey::hmac(b"k").is_ok());
+    // made from the material directly, it fits no HMAC method: a message MACed with the empty key is refused
+    let empty = Verifier::new(VerifyConfig::default(), vec![VerifyingKey::new(vtdx_dsig::KeyMaterial::Hmac(Vec::new()))]);
+    let mac = |d: &[u8]| hmac::sign(&hmac::Key::new(hmac::HMAC_SHA256, b""), d).as_ref().to_vec();
+    let forged = sign(&soap(HMAC256, "", "<m:Pay xmlns:m='urn:m'>10</m:Pay>"), "body", mac);
+    assert!(matches!(kind_of(&empty, &forged), ErrorKind::KeyMismatch { .. }));
 }
 
 #[test]

@@ -130,12 +130,12 @@ fn with_security(security_attrs: &str, security: &str) -> String {
     );
     let doc = Document::parse(msg.as_bytes()).unwrap();
     let body = select_elements(&doc, "/soap:Envelope/soap:Body").unwrap();
-    let out = Signer::new(SigningKey::hmac(crate::sign::HMAC_SECRET), SignConfig::default()).sign_detached(&doc, &body).unwrap();
+    let out = Signer::new(SigningKey::hmac(crate::sign::HMAC_SECRET).unwrap(), SignConfig::default()).sign_detached(&doc, &body).unwrap();
     String::from_utf8(out).unwrap()
 }
 
 fn hmac() -> Vec<VerifyingKey> {
-    vec![VerifyingKey::hmac(crate::sign::HMAC_SECRET)]
+    vec![VerifyingKey::hmac(crate::sign::HMAC_SECRET).unwrap()]
 }
 
 fn ts(created: SystemTime, expires: Option<SystemTime>) -> String {
@@ -201,8 +201,9 @@ fn required_timestamp_must_be_present_and_signed() {
     assert!(matches!(require(&with_security("", "")), Err(ErrorKind::TimestampRequired(_))));
     // present and signed
     let doc = Document::parse(SOAP11.as_bytes()).unwrap();
-    let wss =
-        Signer::new(SigningKey::hmac(crate::sign::HMAC_SECRET), SignConfig::default()).sign_wss(&doc, &WssOptions::default(), &[]).unwrap();
+    let wss = Signer::new(SigningKey::hmac(crate::sign::HMAC_SECRET).unwrap(), SignConfig::default())
+        .sign_wss(&doc, &WssOptions::default(), &[])
+        .unwrap();
     assert_eq!(require(std::str::from_utf8(&wss).unwrap()), Ok(()));
 }
 
@@ -358,7 +359,7 @@ const SOAP12: &str = r#"<env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-
 /// Timestamp signed, the Timestamp valid for 300 s from now).
 fn wss_hmac(msg: &str) -> String {
     let doc = Document::parse(msg.as_bytes()).unwrap();
-    let signer = Signer::new(SigningKey::hmac(crate::sign::HMAC_SECRET), SignConfig::default());
+    let signer = Signer::new(SigningKey::hmac(crate::sign::HMAC_SECRET).unwrap(), SignConfig::default());
     String::from_utf8(signer.sign_wss(&doc, &WssOptions::default(), &[]).unwrap()).unwrap()
 }
 
@@ -475,8 +476,10 @@ fn signed_timestamp_outside_soap_is_checked() {
     let doc_with = |t: SystemTime| {
         let x = format!(r#"<a xmlns:wsu="{WSU}">{}<b>1</b></a>"#, ts(t, Some(t + Duration::from_secs(300))));
         let doc = Document::parse(x.as_bytes()).unwrap();
-        String::from_utf8(Signer::new(SigningKey::hmac(crate::sign::HMAC_SECRET), SignConfig::default()).sign_enveloped(&doc).unwrap())
-            .unwrap()
+        String::from_utf8(
+            Signer::new(SigningKey::hmac(crate::sign::HMAC_SECRET).unwrap(), SignConfig::default()).sign_enveloped(&doc).unwrap(),
+        )
+        .unwrap()
     };
     assert_eq!(verify_with(&doc_with(now), hmac()), Ok(()));
     assert!(matches!(verify_with(&doc_with(now - Duration::from_secs(86_400)), hmac()), Err(ErrorKind::TimestampExpired { .. })));
