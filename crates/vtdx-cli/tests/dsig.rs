@@ -204,6 +204,28 @@ fn replayed_message_stays_refused_after_unsigned_edits() {
     }
 }
 
+/// A 1024-bit RSA private key (made by openssl, PKCS#8 and PKCS#1) is refused
+/// for its size, in the words `vtdx verify` uses, not as "not a key".
+#[test]
+fn sign_refuses_a_short_rsa_key_for_its_size() {
+    let d = TempDir::new("rsa1024");
+    d.file("p.xml", PLAIN);
+    let openssl = |args: &[&str]| std::process::Command::new("openssl").args(args).current_dir(d.path()).output();
+    match openssl(&["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", "k8.pem"]) {
+        Ok(o) if o.status.success() => {}
+        _ => {
+            eprintln!("note: openssl is missing, the 1024-bit key is not tested");
+            return;
+        }
+    }
+    assert!(openssl(&["rsa", "-traditional", "-in", "k8.pem", "-out", "k1.pem"]).unwrap().status.success());
+    for k in ["k8.pem", "k1.pem"] {
+        let o = vtdx(d.path(), &["sign", "--key", k, "p.xml"]);
+        assert_eq!(code(&o), 2, "{k}");
+        assert_eq!(stderr(&o), format!("vtdx sign: {k}: RSA key of 1024 bits refused: at least 2048 required\n"));
+    }
+}
+
 #[test]
 fn sha1_needs_allow_sha1() {
     let f = keys().join("../merlin-xmldsig-twenty-three/signature-enveloping-hmac-sha1.xml");

@@ -128,6 +128,10 @@ impl SigningKey {
                 return Ok(SigningKey { inner: Inner::Ec { curve, der: der.to_vec(), pair }, public, cert: None, name: None });
             }
         }
+        // aws-lc reads no RSA private key below 2048 bits: say so rather than "not a key"
+        if let Some(bits) = crate::key::rsa_private_bits(der).filter(|&b| b < 2048) {
+            return Err(ErrorKind::WeakKey { bits, min: 2048 }.into());
+        }
         Err(key_err("not an unencrypted RSA, EC (P-256, P-384, P-521) or Ed25519 private key"))
     }
 
