@@ -145,7 +145,7 @@ fn verify_rejections_exit_1_with_file_and_message() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let o = vtdx(d.path(), &["verify", "--require-timestamp", "--hmac-key", &key("hmackey.bin"), "body.xml"]);
     assert_eq!(code(&o), 1);
-    assert!(stderr(&o).contains("wsu:Timestamp is required"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("wsu:Timestamp is required in the wsse:Security header (line 1, column 1)"), "{}", stderr(&o));
     // no signature; not well-formed
     d.file("none.xml", PLAIN).file("bad.xml", b"<a>");
     let o = vtdx(d.path(), &["verify", "--cert", &cert, "none.xml"]);

@@ -158,8 +158,9 @@ pub enum ErrorKind {
     /// `KeyInfo` holds a `RetrievalMethod`: refused, never followed.
     #[error("ds:RetrievalMethod is refused: keys are never retrieved")]
     RetrievalMethod,
-    /// `HMACOutputLength` asks for a truncated HMAC (CVE-2009-0217).
-    #[error("truncated HMAC refused: HMACOutputLength {bits} bits, the full output is {full}")]
+    /// `HMACOutputLength` asks for a truncated HMAC (CVE-2009-0217), or for more
+    /// bits than the HMAC has: only the full output is accepted.
+    #[error("{}", hmac_length_message(*bits, *full))]
     TruncatedHmac {
         /// The requested length in bits.
         bits: u64,
@@ -382,4 +383,13 @@ pub enum ErrorKind {
         /// The instant judged.
         now: String,
     },
+}
+
+/// The message of [`ErrorKind::TruncatedHmac`]: truncated, or longer than the output.
+fn hmac_length_message(bits: u64, full: u64) -> String {
+    if bits > full {
+        format!("HMACOutputLength {bits} bits refused: longer than the HMAC's {full}-bit output")
+    } else {
+        format!("truncated HMAC refused: HMACOutputLength {bits} bits, the full output is {full}")
+    }
 }

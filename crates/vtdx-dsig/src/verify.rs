@@ -282,7 +282,8 @@ impl Verifier {
             m.check_must_understand(self.config.decrypts_after)?;
             m.check_timestamp(cfg.now(), cfg.max_clock_skew)?;
             if cfg.require_timestamp && m.timestamp.is_none() {
-                return Err(ErrorKind::TimestampRequired("a wsu:Timestamp is required in the wsse:Security header").into());
+                let at = m.security.or(m.header).unwrap_or(m.envelope).range().start;
+                return Err(Error::at(ErrorKind::TimestampRequired("a wsu:Timestamp is required in the wsse:Security header"), at));
             }
         }
         let of = |k: usize| found.iter().filter(move |(i, _)| *i == k).map(|&(_, e)| e);

@@ -182,11 +182,11 @@ impl<'d> SoapMessage<'d> {
     pub(crate) fn parse_from(doc: &'d Document<'d>, found: Option<&[(usize, Node<'d>)]>) -> Result<Option<SoapMessage<'d>>, Error> {
         let env = doc.root_element();
         let Some(version) = SoapVersion::of(env).filter(|_| env.local_name() == "Envelope") else { return Ok(None) };
-        if doc.dtd().is_some() || has_doctype(doc) {
-            return Err(ErrorKind::SoapDoctype.into());
+        if let Some(at) = doctype_at(doc) {
+            return Err(Error::at(ErrorKind::SoapDoctype, at));
         }
         let ns = version.namespace();
-        let (mut envelopes, mut bodies) = (0usize, Vec::new());
+        let (mut envelopes, mut bodies) = (Vec::new(), Vec::new());
         let scanned;
         let found = match found {
             Some(f) => f,
@@ -197,13 +197,15 @@ impl<'d> SoapMessage<'d> {
         };
         for &(k, e) in found.iter().filter(|(k, _)| *k < SOAP_ELEMENTS.len()) {
             if k % 2 == 0 {
-                envelopes += 1;
+                envelopes.push(e);
             } else {
                 bodies.push(e);
             }
         }
-        if envelopes != 1 {
-            return Err(ErrorKind::SoapEnvelopeCount(envelopes).into());
+        if envelopes.len() != 1 {
+            // the second Envelope (the document element is the first)
+            let at = envelopes.iter().find(|e| **e != env).map_or(env.range().start, |e| e.range().start);
+            return Err(Error::at(ErrorKind::SoapEnvelopeCount(envelopes.len()), at));
         }
         let body = match bodies.as_slice() {
             [b] if b.parent() == Some(env) && b.namespace_uri() == Some(ns) => *b,
@@ -298,11 +300,12 @@ impl<'d> SoapMessage<'d> {
     }
 }
 
-/// Has the document a `<!DOCTYPE` (with or without an internal subset)?
-fn has_doctype(doc: &Document<'_>) -> bool {
+/// Where the document's `<!DOCTYPE` (with or without an internal subset) starts, if it has one.
+fn doctype_at(doc: &Document<'_>) -> Option<usize> {
     let t = doc.text();
     let end = doc.root_element().range().start.min(t.len());
-    t[..end].windows(9).any(|w| w == b"<!DOCTYPE")
+    let at = t[..end].windows(9).position(|w| w == b"<!DOCTYPE");
+    at.or(doc.dtd().map(|_| 0))
 }
 
 fn instant(n: Node<'_>, what: &str) -> Result<SystemTime, Error> {

@@ -223,6 +223,12 @@ fn hmac_truncation_is_refused() {
     );
     let attack = sign(&t, "body", |d| hmac_sha256(d)[..10].to_vec());
     assert_eq!(kind_of(&hmac_verifier(), &attack), ErrorKind::TruncatedHmac { bits: 80, full: 256 });
+    // longer than the output: refused too, and said so
+    let long = t.replace(">80<", ">512<");
+    let attack = sign(&long, "body", hmac_sha256);
+    let k = kind_of(&hmac_verifier(), &attack);
+    assert_eq!(k, ErrorKind::TruncatedHmac { bits: 512, full: 256 });
+    assert_eq!(k.to_string(), "HMACOutputLength 512 bits refused: longer than the HMAC's 256-bit output");
     // a short value without HMACOutputLength does not verify either
     let attack = sign(&soap(HMAC256, "", "<m:Pay xmlns:m='urn:m'>10</m:Pay>"), "body", |d| hmac_sha256(d)[..10].to_vec());
     assert_eq!(kind_of(&hmac_verifier(), &attack), ErrorKind::InvalidSignature);

@@ -229,6 +229,30 @@ fn must_understand_and_security_headers() {
     assert_eq!(verify_with(&other, hmac()), Ok(()));
 }
 
+/// The error of `msg` and its byte offset.
+fn error_at(msg: &str, keys: Vec<VerifyingKey>, cfg: VerifyConfig) -> (ErrorKind, Option<usize>) {
+    let doc = Document::parse(msg.as_bytes()).unwrap();
+    let e = Verifier::new(cfg, keys).verify(&doc).unwrap_err();
+    (e.kind().clone(), e.offset())
+}
+
+/// The SOAP structure errors point at what is wrong: the `<!DOCTYPE`, the second
+/// Envelope, the Security header that lacks the required Timestamp.
+#[test]
+fn soap_structure_errors_have_positions() {
+    let msg = signed_rsa();
+    let dt = format!("<?xml version='1.0'?>\n<!DOCTYPE soap:Envelope>{msg}");
+    assert_eq!(error_at(&dt, vec![rsa2048()], VerifyConfig::default()), (ErrorKind::SoapDoctype, Some(22)));
+    let second = r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body/></soap:Envelope>"#;
+    let nested = msg.replacen("<m:Pay", &format!("{second}<m:Pay"), 1);
+    let at = nested.find(second).unwrap();
+    assert_eq!(error_at(&nested, vec![rsa2048()], VerifyConfig::default()), (ErrorKind::SoapEnvelopeCount(2), Some(at)));
+    let no_ts = with_security("", "");
+    let required = VerifyConfig::builder().require_timestamp(true).build();
+    let (kind, off) = error_at(&no_ts, hmac(), required);
+    assert!(matches!(kind, ErrorKind::TimestampRequired(_)) && off == no_ts.find("<wsse:Security"), "{kind:?} {off:?}");
+}
+
 #[test]
 fn soap_structure_rules() {
     let msg = signed_rsa();
