@@ -215,6 +215,21 @@ fn empty_hmac_key_is_refused() {
     assert!(matches!(kind_of(&empty, &forged), ErrorKind::KeyMismatch { .. }));
 }
 
+/// A DigestValue's text longer than 1 KiB (a digest is at most 88 base64
+/// characters) is refused before anything is decoded or canonicalized; the same
+/// digest with less white space around it verifies.
+#[test]
+fn oversized_digest_value_is_refused_first() {
+    let t = soap(HMAC256, "", "<m:Pay xmlns:m='urn:m'>10</m:Pay>");
+    let padded = |n: usize| sign(&t.replace(">DIGEST<", &format!(">{}DIGEST<", "\n".repeat(n))), "body", hmac_sha256);
+    let doc_ok = padded(900);
+    assert!(hmac_verifier().verify(&Document::parse(doc_ok.as_bytes()).unwrap()).is_ok());
+    assert_eq!(kind_of(&hmac_verifier(), &padded(1000)), ErrorKind::Base64("DigestValue"));
+    // refused before the signature is checked
+    let huge = t.replace(">DIGEST<", &format!(">{}<", "A".repeat(1 << 20))).replace("SIGVALUE", "AAAA");
+    assert_eq!(kind_of(&hmac_verifier(), &huge), ErrorKind::Base64("DigestValue"));
+}
+
 #[test]
 fn hmac_truncation_is_refused() {
     let t = soap(HMAC256, "", "<m:Pay xmlns:m='urn:m'>10</m:Pay>").replace(
