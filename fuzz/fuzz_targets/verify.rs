@@ -69,7 +69,7 @@ fn verifiers() -> &'static [Verifier; 4] {
             let mut point = vec![4u8];
             point.extend_from_slice(&[1u8; 64]);
             vec![
-                VerifyingKey::hmac(b"secret").with_name("hmac"),
+                VerifyingKey::hmac(b"secret").unwrap().with_name("hmac"),
                 // a 2048-bit RSA public key (any modulus: signatures simply fail)
                 VerifyingKey::new(KeyMaterial::rsa(&[0xc5; 256], &[1, 0, 1]).unwrap()),
                 VerifyingKey::new(KeyMaterial::ec(vtdx_dsig::Curve::P256, &point).unwrap()),

@@ -156,7 +156,7 @@ fn usage(cmd: &str, msg: &str) -> io::Result<ExitCode> {
 /// The caller's keys for `verify`.
 fn verifying_keys(a: &VerifyArgs) -> Result<Vec<VerifyingKey>, String> {
     if let Some(k) = &a.hmac_key {
-        return Ok(vec![VerifyingKey::hmac(&read(k, "HMAC key")?)]);
+        return Ok(vec![VerifyingKey::hmac(&read(k, "HMAC key")?).map_err(|e| format!("{}: {e}", k.display()))?]);
     }
     a.cert.iter().map(|c| VerifyingKey::from_pem_or_der(&read(c, "certificate")?).map_err(|e| format!("{}: {e}", c.display()))).collect()
 }
@@ -296,7 +296,7 @@ pub fn run_verify(a: VerifyArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
 
 fn signing_key(a: &SignArgs) -> Result<SigningKey, String> {
     if let Some(k) = &a.hmac_key {
-        return Ok(SigningKey::hmac(&read(k, "HMAC key")?));
+        return SigningKey::hmac(&read(k, "HMAC key")?).map_err(|e| format!("{}: {e}", k.display()));
     }
     let path = a.key.as_ref().ok_or("--key or --hmac-key is required")?;
     let key = SigningKey::from_pem_or_der(&read(path, "key")?).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -145,7 +145,7 @@ fn verify_rejections_exit_1_with_file_and_message() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let o = vtdx(d.path(), &["verify", "--require-timestamp", "--hmac-key", &key("hmackey.bin"), "body.xml"]);
     assert_eq!(code(&o), 1);
-    assert!(stderr(&o).contains("wsu:Timestamp is required"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("wsu:Timestamp is required in the wsse:Security header (line 1, column 1)"), "{}", stderr(&o));
     // no signature; not well-formed
     d.file("none.xml", PLAIN).file("bad.xml", b"<a>");
     let o = vtdx(d.path(), &["verify", "--cert", &cert, "none.xml"]);
@@ -153,6 +153,77 @@ fn verify_rejections_exit_1_with_file_and_message() {
     let o = vtdx(d.path(), &["verify", "--cert", &cert, "bad.xml"]);
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).starts_with("bad.xml:1:"), "{}", stderr(&o));
+}
+
+/// A replayed message stays expired whatever unsigned markup is edited: the
+/// Security header re-targeted to another actor (its signature then covers
+/// nothing), to SOAP 1.1's `actor/next` or SOAP 1.2's `role/next` (both addressed
+/// to this receiver, SOAP 1.1 §4.2.2, SOAP 1.2 Part 1 §2.2: its Timestamp is
+/// checked), or the signed Timestamp moved out of the header (WS-Security 1.1 §10).
+#[test]
+fn replayed_message_stays_refused_after_unsigned_edits() {
+    let d = TempDir::new("replay");
+    d.file("m11.xml", SOAP11).file("m12.xml", SOAP12);
+    let cert = key("rsa/rsa-2048-cert.pem");
+    for m in ["m11.xml", "m12.xml"] {
+        let o = vtdx(d.path(), &["sign", "--wss", "--key", &key("rsa/rsa-2048-key.pem"), "--cert", &cert, "-o", "s.xml", m]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let s = String::from_utf8(d.read("s.xml")).unwrap();
+        let p = if m == "m11.xml" { "soapenv" } else { "env" };
+        let retarget = |attr: &str| s.replacen("<wsse:Security ", &format!("<wsse:Security {p}:{attr} "), 1);
+        let next = if m == "m11.xml" {
+            r#"actor="http://schemas.xmlsoap.org/soap/actor/next""#
+        } else {
+            r#"role="http://www.w3.org/2003/05/soap-envelope/role/next""#
+        };
+        let nobody = if m == "m11.xml" { r#"actor="urn:nobody""# } else { r#"role="urn:nobody""# };
+        let (i, j) = (s.find("<wsu:Timestamp").unwrap(), s.find("</wsu:Timestamp>").unwrap() + "</wsu:Timestamp>".len());
+        let moved = format!("{}{}", &s[..i], &s[j..]).replacen(
+            &format!("<{p}:Header>"),
+            &format!(r#"<{p}:Header><x:Old xmlns:x="urn:x">{}</x:Old>"#, &s[i..j]),
+            1,
+        );
+        d.file("next.xml", retarget(next).as_bytes()).file("nobody.xml", retarget(nobody).as_bytes()).file("moved.xml", moved.as_bytes());
+        // fresh, addressed to this receiver: accepted
+        let o = vtdx(d.path(), &["verify", "--require-timestamp", "--cert", &cert, "next.xml"]);
+        assert_eq!(code(&o), 0, "{m}: {}", stderr(&o));
+        let later = ["verify", "--cert", &cert, "--at", "2999-01-01T00:00:00Z"];
+        for (f, want) in [
+            ("s.xml", "s.xml: the message expired at "),
+            ("next.xml", "next.xml: the message expired at "),
+            ("nobody.xml", "nobody.xml: the signatures verify, but no verified reference covers the SOAP Body"),
+            (
+                "moved.xml",
+                "moved.xml: a signed wsu:Timestamp must be a child of the wsse:Security header addressed to this receiver (line ",
+            ),
+        ] {
+            let o = vtdx(d.path(), &[&later[..], &[f]].concat());
+            assert_eq!(code(&o), 1, "{m} {f}");
+            assert!(stderr(&o).starts_with(want), "{m} {f}: {}", stderr(&o));
+        }
+    }
+}
+
+/// A 1024-bit RSA private key (made by openssl, PKCS#8 and PKCS#1) is refused
+/// for its size, in the words `vtdx verify` uses, not as "not a key".
+#[test]
+fn sign_refuses_a_short_rsa_key_for_its_size() {
+    let d = TempDir::new("rsa1024");
+    d.file("p.xml", PLAIN);
+    let openssl = |args: &[&str]| std::process::Command::new("openssl").args(args).current_dir(d.path()).output();
+    match openssl(&["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", "k8.pem"]) {
+        Ok(o) if o.status.success() => {}
+        _ => {
+            eprintln!("note: openssl is missing, the 1024-bit key is not tested");
+            return;
+        }
+    }
+    assert!(openssl(&["rsa", "-traditional", "-in", "k8.pem", "-out", "k1.pem"]).unwrap().status.success());
+    for k in ["k8.pem", "k1.pem"] {
+        let o = vtdx(d.path(), &["sign", "--key", k, "p.xml"]);
+        assert_eq!(code(&o), 2, "{k}");
+        assert_eq!(stderr(&o), format!("vtdx sign: {k}: RSA key of 1024 bits refused: at least 2048 required\n"));
+    }
 }
 
 #[test]
@@ -190,6 +261,19 @@ fn usage_and_io_errors_exit_2() {
     for c in cases {
         let o = vtdx(d.path(), &c);
         assert_eq!(code(&o), 2, "{c:?}: {}", stderr(&o));
+    }
+    // an empty HMAC key file (or /dev/null): refused for signing and verifying
+    d.file("empty.key", b"").file("s.xml", b"");
+    let o = vtdx(d.path(), &["sign", "--hmac-key", "p.xml", "-o", "s.xml", "p.xml"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    for c in [
+        vec!["sign", "--hmac-key", "empty.key", "p.xml"],
+        vec!["verify", "--hmac-key", "empty.key", "s.xml"],
+        vec!["verify", "--hmac-key", "/dev/null", "s.xml"],
+    ] {
+        let o = vtdx(d.path(), &c);
+        assert_eq!(code(&o), 2, "{c:?}: {}", stderr(&o));
+        assert!(stderr(&o).ends_with(&format!("{}: cannot read key: an empty HMAC key is refused\n", c[2])), "{c:?}: {}", stderr(&o));
     }
     // --wss on a document that is not SOAP, and a document that is not well-formed: 1
     let o = vtdx(d.path(), &["sign", "--wss", "--hmac-key", "p.xml", "p.xml"]);

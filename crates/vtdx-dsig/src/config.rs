@@ -174,8 +174,10 @@ impl VerifyConfigBuilder {
     /// Apply the SOAP rules to a document whose element is a SOAP 1.1 or 1.2
     /// `Envelope` (default on): no DOCTYPE, exactly one Envelope and one Body,
     /// at most one `wsse:Security` header per actor/role, `mustUnderstand`
-    /// honoured, and a Timestamp, when present, fresh. Off only to look at
-    /// a wrapped message's signatures (attack analysis), never to accept one.
+    /// honoured, and a Timestamp, when present, fresh; a signed `wsu:Timestamp`
+    /// elsewhere refused (and in a document that is not SOAP, checked). Off only
+    /// to look at a wrapped message's signatures (attack analysis), never to
+    /// accept one.
     pub fn soap_checks(mut self, on: bool) -> Self {
         self.0.soap_checks = on;
         self

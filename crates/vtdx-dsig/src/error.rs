@@ -158,8 +158,9 @@ pub enum ErrorKind {
     /// `KeyInfo` holds a `RetrievalMethod`: refused, never followed.
     #[error("ds:RetrievalMethod is refused: keys are never retrieved")]
     RetrievalMethod,
-    /// `HMACOutputLength` asks for a truncated HMAC (CVE-2009-0217).
-    #[error("truncated HMAC refused: HMACOutputLength {bits} bits, the full output is {full}")]
+    /// `HMACOutputLength` asks for a truncated HMAC (CVE-2009-0217), or for more
+    /// bits than the HMAC has: only the full output is accepted.
+    #[error("{}", hmac_length_message(*bits, *full))]
     TruncatedHmac {
         /// The requested length in bits.
         bits: u64,
@@ -346,6 +347,12 @@ pub enum ErrorKind {
         /// Allowed skew, seconds.
         skew: u64,
     },
+    /// A verified Reference covers a `wsu:Timestamp` that is not the child of the
+    /// Security header addressed to this receiver (WS-Security 1.1 §10: the
+    /// Timestamp is a child of the Security header): a signed Timestamp moved out
+    /// of the header, or in a header for another actor/role, would go unchecked.
+    #[error("a signed wsu:Timestamp must be a child of the wsse:Security header addressed to this receiver")]
+    TimestampMisplaced,
     /// A Timestamp is required ([`crate::VerifyConfigBuilder::require_timestamp`])
     /// but there is none, or no verified Reference covers it.
     #[error("{0}")]
@@ -376,4 +383,13 @@ pub enum ErrorKind {
         /// The instant judged.
         now: String,
     },
+}
+
+/// The message of [`ErrorKind::TruncatedHmac`]: truncated, or longer than the output.
+fn hmac_length_message(bits: u64, full: u64) -> String {
+    if bits > full {
+        format!("HMACOutputLength {bits} bits refused: longer than the HMAC's {full}-bit output")
+    } else {
+        format!("truncated HMAC refused: HMACOutputLength {bits} bits, the full output is {full}")
+    }
 }

@@ -298,9 +298,11 @@ impl VerifyingKey {
         VerifyingKey { material, name: None, cert: None }
     }
 
-    /// An HMAC secret.
-    pub fn hmac(secret: &[u8]) -> VerifyingKey {
-        VerifyingKey::new(KeyMaterial::Hmac(secret.to_vec()))
+    /// An HMAC secret. An empty one is refused (`Key`): anybody can compute an
+    /// HMAC with the empty key, so it would authenticate nothing.
+    pub fn hmac(secret: &[u8]) -> Result<VerifyingKey, Error> {
+        check_hmac_secret(secret)?;
+        Ok(VerifyingKey::new(KeyMaterial::Hmac(secret.to_vec())))
     }
 
     /// The public key of a certificate, selectable by the certificate's fields.
@@ -563,6 +565,30 @@ fn parse_rsa_public(der: &[u8]) -> Option<(&[u8], &[u8])> {
     (t1 == 2 && t2 == 2 && body.is_empty()).then_some((n, e))
 }
 
+/// The modulus length in bits of an RSA private key (PKCS#1 `RSAPrivateKey`, or
+/// PKCS#8 holding one) read from its DER alone, for keys aws-lc does not load
+/// (below 2048 bits) so that their refusal can name their size.
+pub(crate) fn rsa_private_bits(der: &[u8]) -> Option<usize> {
+    const RSA_OID: [u8; 11] = [0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
+    let (t, body, _) = tlv(der)?;
+    let (tv, _, body) = tlv(body)?;
+    let (tn, n, _) = tlv(body)?;
+    if t != 0x30 || tv != 2 {
+        return None;
+    }
+    let n = match tn {
+        2 => n,
+        0x30 if n.starts_with(&RSA_OID) => {
+            let (_, _, after_alg) = tlv(body)?;
+            let (to, inner, _) = tlv(after_alg)?;
+            return if to == 4 { rsa_private_bits(inner) } else { None };
+        }
+        _ => return None,
+    };
+    let n = strip_zeros(n);
+    Some(n.len() * 8 - n.first().map_or(0, |b| b.leading_zeros() as usize))
+}
+
 fn der_len(out: &mut Vec<u8>, len: usize) {
     if len < 0x80 {
         out.push(len as u8);
@@ -595,6 +621,16 @@ pub(crate) fn decode_base64(text: &str) -> Option<Vec<u8>> {
     }
     let clean: Vec<u8> = text.bytes().filter(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')).collect();
     engine.decode(clean).ok()
+}
+
+/// Refuses an empty HMAC secret (RFC 2104 §3 discourages keys shorter than the
+/// hash output; an empty one authenticates nothing). Short ones are kept: the
+/// W3C interop vectors use the key `secret`.
+pub(crate) fn check_hmac_secret(secret: &[u8]) -> Result<(), Error> {
+    if secret.is_empty() {
+        return Err(key_err("an empty HMAC key is refused".into()));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

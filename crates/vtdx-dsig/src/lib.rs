@@ -31,7 +31,7 @@
 //! // an enveloped HMAC-SHA256 signature over the whole document (key "secret")
 //! let msg = br#"<doc><v>42</v><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo><CanonicalizationMethod Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"/><SignatureMethod Algorithm="http://www.w3.org/2001/04/xmldsig-more#hmac-sha256"/><Reference URI=""><Transforms><Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"/><Transform Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"/></Transforms><DigestMethod Algorithm="http://www.w3.org/2001/04/xmlenc#sha256"/><DigestValue>wBxOKYCpIqqIl/S4cChKOBdxZJyAnNcqWjQIWjX6gac=</DigestValue></Reference></SignedInfo><SignatureValue>fx99GPY3snSzJz7IGAui4vzSylc6XbkIdm29LQndvA4=</SignatureValue></Signature></doc>"#;
 //! let doc = vtdx_core::Document::parse(msg)?;
-//! let verifier = Verifier::new(VerifyConfig::default(), vec![VerifyingKey::hmac(b"secret")]);
+//! let verifier = Verifier::new(VerifyConfig::default(), vec![VerifyingKey::hmac(b"secret")?]);
 //! let verified = verifier.verify(&doc)?;
 //! let v = doc.root_element().first_element_child().unwrap();
 //! assert!(verified.covers(doc.root_element()) && verified.covers(v));

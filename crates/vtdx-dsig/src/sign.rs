@@ -128,12 +128,18 @@ impl SigningKey {
                 return Ok(SigningKey { inner: Inner::Ec { curve, der: der.to_vec(), pair }, public, cert: None, name: None });
             }
         }
+        // aws-lc reads no RSA private key below 2048 bits: say so rather than "not a key"
+        if let Some(bits) = crate::key::rsa_private_bits(der).filter(|&b| b < 2048) {
+            return Err(ErrorKind::WeakKey { bits, min: 2048 }.into());
+        }
         Err(key_err("not an unencrypted RSA, EC (P-256, P-384, P-521) or Ed25519 private key"))
     }
 
-    /// An HMAC secret.
-    pub fn hmac(secret: &[u8]) -> SigningKey {
-        SigningKey { inner: Inner::Hmac(secret.to_vec()), public: KeyMaterial::Hmac(secret.to_vec()), cert: None, name: None }
+    /// An HMAC secret. An empty one is refused (`Key`): anybody can compute an
+    /// HMAC with the empty key.
+    pub fn hmac(secret: &[u8]) -> Result<SigningKey, Error> {
+        crate::key::check_hmac_secret(secret)?;
+        Ok(SigningKey { inner: Inner::Hmac(secret.to_vec()), public: KeyMaterial::Hmac(secret.to_vec()), cert: None, name: None })
     }
 
     /// Attaches the certificate of the key's public half (`KeyMismatch`-like
@@ -330,13 +336,13 @@ impl Default for WssOptions {
 /// ```
 /// use vtdx_dsig::{Signer, SigningKey, SignConfig, Verifier, VerifyConfig};
 ///
-/// let key = SigningKey::hmac(b"a secret of at least 32 bytes...");
+/// let key = SigningKey::hmac(b"a secret of at least 32 bytes...")?;
 /// let doc = vtdx_core::Document::parse(b"<order><qty>3</qty></order>")?;
 /// let signed = Signer::new(key, SignConfig::default()).sign_enveloped(&doc)?;
 /// assert!(signed.starts_with(b"<order><qty>3</qty><ds:Signature"));
 ///
 /// let doc = vtdx_core::Document::parse(&signed)?;
-/// let v = Verifier::new(VerifyConfig::default(), vec![vtdx_dsig::VerifyingKey::hmac(b"a secret of at least 32 bytes...")]);
+/// let v = Verifier::new(VerifyConfig::default(), vec![vtdx_dsig::VerifyingKey::hmac(b"a secret of at least 32 bytes...")?]);
 /// assert!(v.verify(&doc)?.covers(doc.root_element()));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -54,6 +54,10 @@ pub(crate) fn is_ds(n: &Node<'_>, local: &str) -> bool {
     n.is_element() && n.local_name() == local && n.namespace_uri() == Some(DSIG_NS)
 }
 
+/// The longest `DigestValue` text read, in bytes: the longest digest (SHA-512,
+/// SHA3-512: 64 bytes) is 88 base64 characters; the rest is room for white space.
+const MAX_DIGEST_VALUE_TEXT: usize = 1024;
+
 fn malformed(n: Node<'_>, what: String) -> Error {
     Error::at(ErrorKind::Malformed(what), n.range().start)
 }
@@ -200,6 +204,12 @@ fn parse_reference<'d>(r: Node<'d>, cfg: &VerifyConfig) -> Result<Reference<'d>,
     let duri = algorithm_attr(dm)?;
     let digest = DigestAlgorithm::from_uri(&duri).map_err(|k| Error::at(k, dm.range().start))?;
     check_sha1(&duri, Some(digest), cfg, dm)?;
+    // the text's length first: a hostile DigestValue of megabytes is refused before
+    // it is copied, decoded or canonicalized with the SignedInfo
+    let text_len: usize = dv.children().map(|c| c.range().len()).sum();
+    if text_len > MAX_DIGEST_VALUE_TEXT {
+        return Err(Error::at(ErrorKind::Base64("DigestValue"), dv.range().start));
+    }
     let digest_value = decode_base64(&dv.value()).ok_or_else(|| Error::at(ErrorKind::Base64("DigestValue"), dv.range().start))?;
     Ok(Reference { node: r, uri: r.attribute("URI").map(|u| u.into_owned()), transforms, digest, digest_value })
 }

@@ -5,7 +5,7 @@ use std::ops::Range;
 use vtdx_c14n::xpath::XPathNodeSet;
 use vtdx_core::{Document, Node, NodeKind};
 
-use crate::alg::{DigestAlgorithm, SignatureAlgorithm, DSIG_NS};
+use crate::alg::{DigestAlgorithm, SignatureAlgorithm, DSIG_NS, WSU_NS};
 use crate::config::VerifyConfig;
 use crate::error::{Error, ErrorKind};
 use crate::key::{Certificate, KeyMaterial, VerifyingKey};
@@ -41,7 +41,7 @@ impl KeyProvider for [VerifyingKey] {
 /// use vtdx_dsig::{Verifier, VerifyConfig, VerifyingKey, ErrorKind};
 ///
 /// let doc = vtdx_core::Document::parse(b"<a/>")?;
-/// let v = Verifier::new(VerifyConfig::default(), vec![VerifyingKey::hmac(b"secret")]);
+/// let v = Verifier::new(VerifyConfig::default(), vec![VerifyingKey::hmac(b"secret")?]);
 /// assert_eq!(v.verify(&doc).unwrap_err().kind(), &ErrorKind::NoSignature);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -192,7 +192,8 @@ pub struct Verified<'d> {
 }
 
 impl<'d> Verified<'d> {
-    /// The verified Signatures, in document order.
+    /// The verified Signatures, in document order, except those in a Security
+    /// header for another actor/role (verified too, but they cover nothing).
     pub fn signatures(&self) -> &[VerifiedSignature<'d>] {
         &self.signatures
     }
@@ -264,22 +265,29 @@ impl Verifier {
     /// is off), first the SOAP rules: no DOCTYPE, one Envelope, one Body, one
     /// Security header per role, `mustUnderstand`, and the Timestamp's
     /// freshness; after the signatures, the Timestamp's coverage when
-    /// [`crate::VerifyConfigBuilder::require_timestamp`] is on.
+    /// [`crate::VerifyConfigBuilder::require_timestamp`] is on. The signatures
+    /// in a Security header for another actor/role are verified but cover
+    /// nothing. A signed `wsu:Timestamp` other than the Security header's is
+    /// refused (`TimestampMisplaced`) in a SOAP message, and checked for
+    /// freshness in any other document (both only with the SOAP checks on).
     pub fn verify<'d>(&self, doc: &'d Document<'d>) -> Result<Verified<'d>, Error> {
         let cfg = &self.config;
         // one pass over the tape: the IDs, the comments, the SOAP Envelopes and Bodies
-        // (indexes 0..4) and the Signatures (index 4)
-        let wanted = [SOAP_ELEMENTS[0], SOAP_ELEMENTS[1], SOAP_ELEMENTS[2], SOAP_ELEMENTS[3], (DSIG_NS, "Signature")];
+        // (indexes 0..4), the Signatures (index 4) and the wsu:Timestamps (index 5)
+        let wanted =
+            [SOAP_ELEMENTS[0], SOAP_ELEMENTS[1], SOAP_ELEMENTS[2], SOAP_ELEMENTS[3], (DSIG_NS, "Signature"), (WSU_NS, "Timestamp")];
         let (ids, found) = IdIndex::scan(doc, &wanted);
         let soap = if cfg.soap_checks { SoapMessage::parse_from(doc, Some(&found))? } else { None };
         if let Some(m) = &soap {
             m.check_must_understand(self.config.decrypts_after)?;
             m.check_timestamp(cfg.now(), cfg.max_clock_skew)?;
             if cfg.require_timestamp && m.timestamp.is_none() {
-                return Err(ErrorKind::TimestampRequired("a wsu:Timestamp is required in the wsse:Security header").into());
+                let at = m.security.or(m.header).unwrap_or(m.envelope).range().start;
+                return Err(Error::at(ErrorKind::TimestampRequired("a wsu:Timestamp is required in the wsse:Security header"), at));
             }
         }
-        let sigs: Vec<Node<'d>> = found.iter().filter(|(k, _)| *k == SOAP_ELEMENTS.len()).map(|&(_, e)| e).collect();
+        let of = |k: usize| found.iter().filter(move |(i, _)| *i == k).map(|&(_, e)| e);
+        let sigs: Vec<Node<'d>> = of(SOAP_ELEMENTS.len()).collect();
         if sigs.is_empty() {
             return Err(ErrorKind::NoSignature.into());
         }
@@ -291,9 +299,25 @@ impl Verifier {
         }
         let mut out = Vec::with_capacity(sigs.len());
         for s in sigs {
-            out.push(self.verify_one(doc, s, &ids)?);
+            let v = self.verify_one(doc, s, &ids)?;
+            // verified like every other, but a Security header for another actor/role is not processed
+            if !soap.is_some_and(|m| m.for_other_role(s)) {
+                out.push(v);
+            }
         }
         let verified = Verified { signatures: out, soap };
+        // every signed Timestamp is checked: the Security header's was above; another,
+        // in a SOAP message, is out of its place (WS-Security 1.1 §10), and outside SOAP
+        // it is checked here (with the SOAP checks off, no Timestamp is)
+        for ts in of(SOAP_ELEMENTS.len() + 1).filter(|_| cfg.soap_checks) {
+            if soap.is_some_and(|m| m.timestamp == Some(ts)) || !verified.covers(ts) {
+                continue;
+            }
+            match soap {
+                Some(_) => return Err(Error::at(ErrorKind::TimestampMisplaced, ts.range().start)),
+                None => crate::wss::check_timestamp(ts, cfg.now(), cfg.max_clock_skew)?,
+            }
+        }
         if cfg.require_timestamp {
             if let Some(ts) = soap.and_then(|m| m.timestamp) {
                 if !verified.covers(ts) {
@@ -438,13 +462,16 @@ impl Verifier {
 }
 
 fn fits(method: SignatureAlgorithm, key: &KeyMaterial) -> bool {
-    matches!(
-        (method, key),
-        (SignatureAlgorithm::RsaPkcs1(_) | SignatureAlgorithm::RsaPss(_), KeyMaterial::Rsa { .. })
-            | (SignatureAlgorithm::Ecdsa(_), KeyMaterial::Ec { .. })
-            | (SignatureAlgorithm::Ed25519, KeyMaterial::Ed25519(_))
-            | (SignatureAlgorithm::Hmac(_), KeyMaterial::Hmac(_))
-    )
+    match (method, key) {
+        // an empty secret (made with `VerifyingKey::new`) authenticates nothing
+        (SignatureAlgorithm::Hmac(_), KeyMaterial::Hmac(k)) => !k.is_empty(),
+        _ => matches!(
+            (method, key),
+            (SignatureAlgorithm::RsaPkcs1(_) | SignatureAlgorithm::RsaPss(_), KeyMaterial::Rsa { .. })
+                | (SignatureAlgorithm::Ecdsa(_), KeyMaterial::Ec { .. })
+                | (SignatureAlgorithm::Ed25519, KeyMaterial::Ed25519(_))
+        ),
+    }
 }
 
 fn rsa_bits(k: &KeyMaterial) -> Option<usize> {

@@ -71,8 +71,8 @@ impl SoapVersion {
 }
 
 /// The parts of a SOAP message, located by position: the document element
-/// (the Envelope), its Header and Body children, the Security header for the
-/// ultimate receiver and that header's Timestamp.
+/// (the Envelope), its Header and Body children, the Security header addressed
+/// to this receiver and that header's Timestamp.
 #[derive(Debug, Clone, Copy)]
 pub struct SoapMessage<'d> {
     /// SOAP 1.1 or 1.2.
@@ -83,8 +83,11 @@ pub struct SoapMessage<'d> {
     pub header: Option<Node<'d>>,
     /// The Envelope's `Body` child.
     pub body: Node<'d>,
-    /// The `wsse:Security` header block with no actor/role (or the ultimate
-    /// receiver's role), if any.
+    /// The `wsse:Security` header block addressed to this receiver, if any: no
+    /// actor/role, SOAP 1.1's `actor/next`, SOAP 1.2's `role/next` or
+    /// `role/ultimateReceiver` (one at most). A Security header for another
+    /// actor/role is not processed: its Timestamp is not checked and its
+    /// signatures cover nothing ([`SoapMessage::for_other_role`]).
     pub security: Option<Node<'d>>,
     /// That header's `wsu:Timestamp`, if any.
     pub timestamp: Option<Node<'d>>,
@@ -143,21 +146,32 @@ pub fn is_soap(doc: &Document<'_>) -> bool {
     e.local_name() == "Envelope" && SoapVersion::of(e).is_some()
 }
 
-/// The role a Security header is for, `None` for the ultimate receiver.
-fn role<'a>(sec: Node<'a>, v: SoapVersion) -> Option<String> {
+/// SOAP 1.1 §4.2.2: the actor of "the first SOAP application that processes the message".
+const SOAP11_NEXT: &str = "http://schemas.xmlsoap.org/soap/actor/next";
+/// SOAP 1.2 Part 1 §2.2: the role every SOAP node plays.
+const SOAP12_NEXT: &str = "http://www.w3.org/2003/05/soap-envelope/role/next";
+/// SOAP 1.2 Part 1 §2.2: the role of the ultimate receiver.
+const SOAP12_ULTIMATE: &str = "http://www.w3.org/2003/05/soap-envelope/role/ultimateReceiver";
+
+/// The actor/role a Security header is for, `None` when it is addressed to this
+/// receiver: no actor/role (or an empty one), SOAP 1.1's `actor/next`, SOAP 1.2's
+/// `role/next` or `role/ultimateReceiver` (SOAP 1.1 §4.2.2, SOAP 1.2 Part 1 §2.2).
+fn role(sec: Node<'_>, v: SoapVersion) -> Option<String> {
     let r = sec.attributes().find(|a| a.local_name() == v.role_attr() && a.namespace_uri() == Some(v.namespace()))?;
     let r = r.value().trim().to_string();
-    match r.as_str() {
-        "" | "http://www.w3.org/2003/05/soap-envelope/role/ultimateReceiver" => None,
-        _ => Some(r),
-    }
+    let ours = match v {
+        SoapVersion::Soap11 => matches!(r.as_str(), "" | SOAP11_NEXT),
+        SoapVersion::Soap12 => matches!(r.as_str(), "" | SOAP12_NEXT | SOAP12_ULTIMATE),
+    };
+    (!ours).then_some(r)
 }
 
 impl<'d> SoapMessage<'d> {
     /// Locates the parts of a SOAP message and checks the rules of its
     /// structure: no DOCTYPE, exactly one Envelope and one Body (anywhere in
     /// the document: a second one is a wrapping set-up), at most one Security
-    /// header per actor/role. `Ok(None)` when the document is not SOAP.
+    /// header per actor/role (the ones addressed to this receiver counting as
+    /// one role). `Ok(None)` when the document is not SOAP.
     pub fn parse(doc: &'d Document<'d>) -> Result<Option<SoapMessage<'d>>, Error> {
         Self::parse_from(doc, None)
     }
@@ -168,11 +182,11 @@ impl<'d> SoapMessage<'d> {
     pub(crate) fn parse_from(doc: &'d Document<'d>, found: Option<&[(usize, Node<'d>)]>) -> Result<Option<SoapMessage<'d>>, Error> {
         let env = doc.root_element();
         let Some(version) = SoapVersion::of(env).filter(|_| env.local_name() == "Envelope") else { return Ok(None) };
-        if doc.dtd().is_some() || has_doctype(doc) {
-            return Err(ErrorKind::SoapDoctype.into());
+        if let Some(at) = doctype_at(doc) {
+            return Err(Error::at(ErrorKind::SoapDoctype, at));
         }
         let ns = version.namespace();
-        let (mut envelopes, mut bodies) = (0usize, Vec::new());
+        let (mut envelopes, mut bodies) = (Vec::new(), Vec::new());
         let scanned;
         let found = match found {
             Some(f) => f,
@@ -183,13 +197,15 @@ impl<'d> SoapMessage<'d> {
         };
         for &(k, e) in found.iter().filter(|(k, _)| *k < SOAP_ELEMENTS.len()) {
             if k % 2 == 0 {
-                envelopes += 1;
+                envelopes.push(e);
             } else {
                 bodies.push(e);
             }
         }
-        if envelopes != 1 {
-            return Err(ErrorKind::SoapEnvelopeCount(envelopes).into());
+        if envelopes.len() != 1 {
+            // the second Envelope (the document element is the first)
+            let at = envelopes.iter().find(|e| **e != env).map_or(env.range().start, |e| e.range().start);
+            return Err(Error::at(ErrorKind::SoapEnvelopeCount(envelopes.len()), at));
         }
         let body = match bodies.as_slice() {
             [b] if b.parent() == Some(env) && b.namespace_uri() == Some(ns) => *b,
@@ -224,6 +240,15 @@ impl<'d> SoapMessage<'d> {
         }
         let timestamp = stamps.first().copied();
         Ok(Some(SoapMessage { version, envelope: env, header, body, security, timestamp }))
+    }
+
+    /// Is `n` inside a Security header block addressed to another actor/role
+    /// (a child of the Header that is a `wsse:Security` other than
+    /// [`SoapMessage::security`])?
+    pub fn for_other_role(&self, n: Node<'d>) -> bool {
+        let Some(h) = self.header else { return false };
+        let block = std::iter::once(n).chain(n.ancestors()).find(|a| a.parent() == Some(h));
+        block.is_some_and(|b| is(&b, WSSE_NS, "Security") && Some(b) != self.security)
     }
 
     /// `mustUnderstand` on the Security header: a valid value, and, when true,
@@ -275,11 +300,12 @@ impl<'d> SoapMessage<'d> {
     }
 }
 
-/// Has the document a `<!DOCTYPE` (with or without an internal subset)?
-fn has_doctype(doc: &Document<'_>) -> bool {
+/// Where the document's `<!DOCTYPE` (with or without an internal subset) starts, if it has one.
+fn doctype_at(doc: &Document<'_>) -> Option<usize> {
     let t = doc.text();
     let end = doc.root_element().range().start.min(t.len());
-    t[..end].windows(9).any(|w| w == b"<!DOCTYPE")
+    let at = t[..end].windows(9).position(|w| w == b"<!DOCTYPE");
+    at.or(doc.dtd().map(|_| 0))
 }
 
 fn instant(n: Node<'_>, what: &str) -> Result<SystemTime, Error> {

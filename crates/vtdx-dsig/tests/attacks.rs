@@ -66,7 +66,7 @@ fn soap(method: &str, key_info: &str, body: &str) -> String {
 }
 
 fn hmac_verifier() -> Verifier {
-    Verifier::new(VerifyConfig::default(), vec![VerifyingKey::hmac(KEY)])
+    Verifier::new(VerifyConfig::default(), vec![VerifyingKey::hmac(KEY).unwrap()])
 }
 
 fn kind_of(v: &Verifier, msg: &str) -> ErrorKind {
@@ -107,7 +107,7 @@ fn wrapping_moved_body_is_not_covered() {
     assert_eq!(kind_of(&hmac_verifier(), &attack), ErrorKind::SoapBodyCount(2));
     // without them, the signature itself is still valid, but the verified view shows the Body is not covered
     let doc = Document::parse(attack.as_bytes()).unwrap();
-    let relaxed = Verifier::new(VerifyConfig::builder().soap_checks(false).build(), vec![VerifyingKey::hmac(KEY)]);
+    let relaxed = Verifier::new(VerifyConfig::builder().soap_checks(false).build(), vec![VerifyingKey::hmac(KEY).unwrap()]);
     let verified = relaxed.verify(&doc).expect("the signature itself is still valid");
     assert!(!verified.covers(body_by_position(&doc)), "the Body the application reads is not what was signed");
     // the same with the moved Body renamed, so that only one soap:Body remains: coverage is what catches it
@@ -200,6 +200,36 @@ fn algorithm_confusion_hmac_with_rsa_public_key_is_refused() {
     assert!(matches!(kind_of(&v, &attack), ErrorKind::KeyMismatch { .. }));
 }
 
+/// An empty HMAC key authenticates nothing (anybody can compute the HMAC): refused
+/// for signing and verifying, as xmlsec1 and signxml refuse it; a short one (the
+/// W3C interop vectors use `secret`) is kept.
+#[test]
+fn empty_hmac_key_is_refused() {
+    assert!(matches!(VerifyingKey::hmac(b"").unwrap_err().kind(), ErrorKind::Key(_)));
+    assert!(matches!(vtdx_dsig::SigningKey::hmac(b"").unwrap_err().kind(), ErrorKind::Key(_)));
+    assert!(VerifyingKey::hmac(b"k").is_ok() && vtdx_dsig::SigningKey::hmac(b"k").is_ok());
+    // made from the material directly, it fits no HMAC method: a message MACed with the empty key is refused
+    let empty = Verifier::new(VerifyConfig::default(), vec![VerifyingKey::new(vtdx_dsig::KeyMaterial::Hmac(Vec::new()))]);
+    let mac = |d: &[u8]| hmac::sign(&hmac::Key::new(hmac::HMAC_SHA256, b""), d).as_ref().to_vec();
+    let forged = sign(&soap(HMAC256, "", "<m:Pay xmlns:m='urn:m'>10</m:Pay>"), "body", mac);
+    assert!(matches!(kind_of(&empty, &forged), ErrorKind::KeyMismatch { .. }));
+}
+
+/// A DigestValue's text longer than 1 KiB (a digest is at most 88 base64
+/// characters) is refused before anything is decoded or canonicalized; the same
+/// digest with less white space around it verifies.
+#[test]
+fn oversized_digest_value_is_refused_first() {
+    let t = soap(HMAC256, "", "<m:Pay xmlns:m='urn:m'>10</m:Pay>");
+    let padded = |n: usize| sign(&t.replace(">DIGEST<", &format!(">{}DIGEST<", "\n".repeat(n))), "body", hmac_sha256);
+    let doc_ok = padded(900);
+    assert!(hmac_verifier().verify(&Document::parse(doc_ok.as_bytes()).unwrap()).is_ok());
+    assert_eq!(kind_of(&hmac_verifier(), &padded(1000)), ErrorKind::Base64("DigestValue"));
+    // refused before the signature is checked
+    let huge = t.replace(">DIGEST<", &format!(">{}<", "A".repeat(1 << 20))).replace("SIGVALUE", "AAAA");
+    assert_eq!(kind_of(&hmac_verifier(), &huge), ErrorKind::Base64("DigestValue"));
+}
+
 #[test]
 fn hmac_truncation_is_refused() {
     let t = soap(HMAC256, "", "<m:Pay xmlns:m='urn:m'>10</m:Pay>").replace(
@@ -208,6 +238,12 @@ fn hmac_truncation_is_refused() {
     );
     let attack = sign(&t, "body", |d| hmac_sha256(d)[..10].to_vec());
     assert_eq!(kind_of(&hmac_verifier(), &attack), ErrorKind::TruncatedHmac { bits: 80, full: 256 });
+    // longer than the output: refused too, and said so
+    let long = t.replace(">80<", ">512<");
+    let attack = sign(&long, "body", hmac_sha256);
+    let k = kind_of(&hmac_verifier(), &attack);
+    assert_eq!(k, ErrorKind::TruncatedHmac { bits: 512, full: 256 });
+    assert_eq!(k.to_string(), "HMACOutputLength 512 bits refused: longer than the HMAC's 256-bit output");
     // a short value without HMACOutputLength does not verify either
     let attack = sign(&soap(HMAC256, "", "<m:Pay xmlns:m='urn:m'>10</m:Pay>"), "body", |d| hmac_sha256(d)[..10].to_vec());
     assert_eq!(kind_of(&hmac_verifier(), &attack), ErrorKind::InvalidSignature);

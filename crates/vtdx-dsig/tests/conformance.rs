@@ -206,7 +206,7 @@ fn keys_for(row: &Row, root: &Path, ring: &Keyring) -> (Vec<VerifyingKey>, Optio
             }
             "--hmackey" => {
                 let path = resolve(value);
-                let mut k = VerifyingKey::hmac(&std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())));
+                let mut k = VerifyingKey::hmac(&std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap();
                 if let Some(n) = name {
                     k = k.with_name(n);
                 }

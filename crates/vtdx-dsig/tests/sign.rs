@@ -53,7 +53,7 @@ pub fn algorithms() -> Vec<(&'static str, &'static str, &'static str, SignatureA
 /// The signing key (with its certificate) and the verifier's key.
 pub fn key_pair(key: &str, cert: &str) -> (SigningKey, VerifyingKey) {
     if key.is_empty() {
-        return (SigningKey::hmac(HMAC_SECRET), VerifyingKey::hmac(HMAC_SECRET));
+        return (SigningKey::hmac(HMAC_SECRET).unwrap(), VerifyingKey::hmac(HMAC_SECRET).unwrap());
     }
     let c = Certificate::from_pem_or_der(&read(cert)).unwrap();
     let sk = SigningKey::from_pem_or_der(&read(key)).unwrap().with_certificate(c.clone()).unwrap();
@@ -295,12 +295,12 @@ fn key_loading_and_mismatches() {
         .unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::SigningKeyMismatch { .. }), "{e}");
     // SHA-1 is not used to sign
-    let e = Signer::new(SigningKey::hmac(b"k"), SignConfig::default().method(SignatureAlgorithm::Hmac(DigestAlgorithm::Sha1)))
+    let e = Signer::new(SigningKey::hmac(b"k").unwrap(), SignConfig::default().method(SignatureAlgorithm::Hmac(DigestAlgorithm::Sha1)))
         .sign_enveloped(&doc)
         .unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::DisallowedAlgorithm { .. }), "{e}");
     // WS-Security needs a SOAP message
-    let e = Signer::new(SigningKey::hmac(b"k"), SignConfig::default()).sign_wss(&doc, &WssOptions::default(), &[]).unwrap_err();
+    let e = Signer::new(SigningKey::hmac(b"k").unwrap(), SignConfig::default()).sign_wss(&doc, &WssOptions::default(), &[]).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::Sign(_)), "{e}");
 }
 
@@ -334,8 +334,8 @@ fn whatever_vtdx_signs_it_verifies() {
     files_under(&corpus_root().join("bench/soap"), &mut soap);
     soap.push(corpus_root().join("bench/generated/soap_wss_2k.xml"));
     soap.push(corpus_root().join("bench/generated/soap_big.xml"));
-    let signer = Signer::new(SigningKey::hmac(HMAC_SECRET), SignConfig::default());
-    let relaxed = Verifier::new(VerifyConfig::builder().soap_checks(false).build(), vec![VerifyingKey::hmac(HMAC_SECRET)]);
+    let signer = Signer::new(SigningKey::hmac(HMAC_SECRET).unwrap(), SignConfig::default());
+    let relaxed = Verifier::new(VerifyConfig::builder().soap_checks(false).build(), vec![VerifyingKey::hmac(HMAC_SECRET).unwrap()]);
     let (mut signed_count, mut wss_count) = (0, 0);
     for f in xmlconf.iter().chain(&soap) {
         let data = std::fs::read(f).unwrap();
@@ -360,7 +360,7 @@ fn whatever_vtdx_signs_it_verifies() {
                 let ts = vtdx_dsig::SoapMessage::parse(&signed).unwrap().and_then(|m| m.timestamp).unwrap();
                 let created = ts.element_children().find(|c| c.local_name() == "Created").unwrap();
                 let at = vtdx_dsig::time::parse_rfc3339(&created.value()).unwrap();
-                let v = Verifier::new(VerifyConfig::builder().now(at).build(), vec![VerifyingKey::hmac(HMAC_SECRET)]);
+                let v = Verifier::new(VerifyConfig::builder().now(at).build(), vec![VerifyingKey::hmac(HMAC_SECRET).unwrap()]);
                 let v = v.verify(&signed).unwrap_or_else(|e| panic!("{}: {}", f.display(), e.display_with(signed.text())));
                 assert!(v.covers_payload() && v.timestamp_signed(), "{}", f.display());
             }
@@ -385,14 +385,15 @@ fn wss_into_an_existing_security_header() {
     // a header that already has a Timestamp (the bench's WSS4J message): that one is signed, no second one made
     let with_ts = std::fs::read(corpus_root().join("bench/generated/soap_wss_2k.xml")).unwrap();
     let doc = Document::parse(&with_ts).unwrap();
-    let out = Signer::new(SigningKey::hmac(HMAC_SECRET), SignConfig::default()).sign_wss(&doc, &WssOptions::default(), &[]).unwrap();
+    let out =
+        Signer::new(SigningKey::hmac(HMAC_SECRET).unwrap(), SignConfig::default()).sign_wss(&doc, &WssOptions::default(), &[]).unwrap();
     let text = String::from_utf8(out.clone()).unwrap();
     assert_eq!(text.matches("<wsu:Timestamp").count(), 1);
     assert!(text.contains(r##"<ds:Reference URI="#TS-1">"##), "the existing wsu:Id is used");
     let signed = Document::parse(&out).unwrap();
     // the message already holds an rsa-sha1 signature (which the strict policy refuses): check the new one alone
     let ours = *Verifier::signatures(&signed).last().unwrap();
-    let v = Verifier::new(VerifyConfig::default(), vec![VerifyingKey::hmac(HMAC_SECRET)]).verify_signature(ours).unwrap();
+    let v = Verifier::new(VerifyConfig::default(), vec![VerifyingKey::hmac(HMAC_SECRET).unwrap()]).verify_signature(ours).unwrap();
     let soap = vtdx_dsig::SoapMessage::parse(&signed).unwrap().unwrap();
     assert!(v.covers(soap.body) && v.covers(soap.timestamp.unwrap()));
 }

@@ -130,12 +130,12 @@ fn with_security(security_attrs: &str, security: &str) -> String {
     );
     let doc = Document::parse(msg.as_bytes()).unwrap();
     let body = select_elements(&doc, "/soap:Envelope/soap:Body").unwrap();
-    let out = Signer::new(SigningKey::hmac(crate::sign::HMAC_SECRET), SignConfig::default()).sign_detached(&doc, &body).unwrap();
+    let out = Signer::new(SigningKey::hmac(crate::sign::HMAC_SECRET).unwrap(), SignConfig::default()).sign_detached(&doc, &body).unwrap();
     String::from_utf8(out).unwrap()
 }
 
 fn hmac() -> Vec<VerifyingKey> {
-    vec![VerifyingKey::hmac(crate::sign::HMAC_SECRET)]
+    vec![VerifyingKey::hmac(crate::sign::HMAC_SECRET).unwrap()]
 }
 
 fn ts(created: SystemTime, expires: Option<SystemTime>) -> String {
@@ -201,8 +201,9 @@ fn required_timestamp_must_be_present_and_signed() {
     assert!(matches!(require(&with_security("", "")), Err(ErrorKind::TimestampRequired(_))));
     // present and signed
     let doc = Document::parse(SOAP11.as_bytes()).unwrap();
-    let wss =
-        Signer::new(SigningKey::hmac(crate::sign::HMAC_SECRET), SignConfig::default()).sign_wss(&doc, &WssOptions::default(), &[]).unwrap();
+    let wss = Signer::new(SigningKey::hmac(crate::sign::HMAC_SECRET).unwrap(), SignConfig::default())
+        .sign_wss(&doc, &WssOptions::default(), &[])
+        .unwrap();
     assert_eq!(require(std::str::from_utf8(&wss).unwrap()), Ok(()));
 }
 
@@ -226,6 +227,30 @@ fn must_understand_and_security_headers() {
         1,
     );
     assert_eq!(verify_with(&other, hmac()), Ok(()));
+}
+
+/// The error of `msg` and its byte offset.
+fn error_at(msg: &str, keys: Vec<VerifyingKey>, cfg: VerifyConfig) -> (ErrorKind, Option<usize>) {
+    let doc = Document::parse(msg.as_bytes()).unwrap();
+    let e = Verifier::new(cfg, keys).verify(&doc).unwrap_err();
+    (e.kind().clone(), e.offset())
+}
+
+/// The SOAP structure errors point at what is wrong: the `<!DOCTYPE`, the second
+/// Envelope, the Security header that lacks the required Timestamp.
+#[test]
+fn soap_structure_errors_have_positions() {
+    let msg = signed_rsa();
+    let dt = format!("<?xml version='1.0'?>\n<!DOCTYPE soap:Envelope>{msg}");
+    assert_eq!(error_at(&dt, vec![rsa2048()], VerifyConfig::default()), (ErrorKind::SoapDoctype, Some(22)));
+    let second = r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body/></soap:Envelope>"#;
+    let nested = msg.replacen("<m:Pay", &format!("{second}<m:Pay"), 1);
+    let at = nested.find(second).unwrap();
+    assert_eq!(error_at(&nested, vec![rsa2048()], VerifyConfig::default()), (ErrorKind::SoapEnvelopeCount(2), Some(at)));
+    let no_ts = with_security("", "");
+    let required = VerifyConfig::builder().require_timestamp(true).build();
+    let (kind, off) = error_at(&no_ts, hmac(), required);
+    assert!(matches!(kind, ErrorKind::TimestampRequired(_)) && off == no_ts.find("<wsse:Security"), "{kind:?} {off:?}");
 }
 
 #[test]
@@ -350,4 +375,136 @@ fn two_timestamps_in_one_header_are_refused() {
     let one = ts(now, Some(now + Duration::from_secs(300)));
     let two = with_security("", &format!("{one}{}", one.replace("wsu:Id=\"ts\"", "wsu:Id=\"ts2\"")));
     assert!(matches!(verify_with(&two, hmac()), Err(ErrorKind::TimestampMalformed(_))));
+}
+
+const SOAP12: &str = r#"<env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope"><env:Body><m:Pay xmlns:m="urn:m">10</m:Pay></env:Body></env:Envelope>"#;
+
+/// `msg` signed by the HMAC key with the usual WS-Security header (Body and
+/// Timestamp signed, the Timestamp valid for 300 s from now).
+fn wss_hmac(msg: &str) -> String {
+    let doc = Document::parse(msg.as_bytes()).unwrap();
+    let signer = Signer::new(SigningKey::hmac(crate::sign::HMAC_SECRET).unwrap(), SignConfig::default());
+    String::from_utf8(signer.sign_wss(&doc, &WssOptions::default(), &[]).unwrap()).unwrap()
+}
+
+/// Verifies `msg` as of `later` seconds from now: the message's coverage of its
+/// Body and Timestamp when it verifies.
+fn verify_later(msg: &str, later: u64) -> Result<(bool, bool), ErrorKind> {
+    let doc = Document::parse(msg.as_bytes()).unwrap();
+    let cfg = VerifyConfig::builder().now(SystemTime::now() + Duration::from_secs(later)).build();
+    let v = Verifier::new(cfg, hmac()).verify(&doc).map_err(|e| e.kind().clone())?;
+    Ok((v.covers_payload(), v.timestamp_signed()))
+}
+
+/// Adds `attr` to the Security header's start tag (unsigned markup).
+fn retarget(msg: &str, attr: &str) -> String {
+    msg.replacen("<wsse:Security ", &format!("<wsse:Security {attr} "), 1)
+}
+
+/// A Security header with no actor/role, SOAP 1.1's `actor/next`, SOAP 1.2's
+/// `role/next` or `role/ultimateReceiver` is addressed to this receiver (SOAP 1.1
+/// §4.2.2, SOAP 1.2 Part 1 §2.2): its Timestamp is checked, so re-targeting the
+/// header of an expired message to one of them does not make it acceptable.
+#[test]
+fn security_header_for_this_receiver_has_its_timestamp_checked() {
+    let day = 86_400;
+    let s11 = wss_hmac(SOAP11);
+    let s12 = wss_hmac(SOAP12);
+    let next11 = r#"soap:actor="http://schemas.xmlsoap.org/soap/actor/next""#;
+    for msg in [
+        s11.clone(),
+        retarget(&s11, next11),
+        retarget(&s11, r#"soap:actor="""#),
+        s12.clone(),
+        retarget(&s12, r#"env:role="http://www.w3.org/2003/05/soap-envelope/role/next""#),
+        retarget(&s12, r#"env:role="http://www.w3.org/2003/05/soap-envelope/role/ultimateReceiver""#),
+    ] {
+        // fresh: accepted, Body and Timestamp covered
+        assert_eq!(verify_later(&msg, 0), Ok((true, true)), "{msg}");
+        // replayed a day later: expired
+        assert!(matches!(verify_later(&msg, day), Err(ErrorKind::TimestampExpired { .. })), "{msg}");
+    }
+    // one with no actor and one for `actor/next`: both for this receiver
+    let two = retarget(&s11, next11).replacen("<soap:Header>", &format!(r#"<soap:Header><wsse:Security xmlns:wsse="{WSSE}"/>"#), 1);
+    assert_eq!(verify_later(&two, 0), Err(ErrorKind::DuplicateSecurityHeader));
+    let two12 = s12.replacen(
+        "<env:Header>",
+        &format!(
+            r#"<env:Header><wsse:Security xmlns:wsse="{WSSE}" env:role="http://www.w3.org/2003/05/soap-envelope/role/ultimateReceiver"/>"#
+        ),
+        1,
+    );
+    assert_eq!(verify_later(&two12, 0), Err(ErrorKind::DuplicateSecurityHeader));
+}
+
+/// A Security header for another actor/role is not processed: its Timestamp is
+/// not checked, and its signatures cover nothing, so a message whose only
+/// signature is there has neither its Body nor its Timestamp covered.
+#[test]
+fn security_header_for_another_actor_covers_nothing() {
+    let day = 86_400;
+    let s11 = wss_hmac(SOAP11);
+    let s12 = wss_hmac(SOAP12);
+    for msg in [
+        retarget(&s11, r#"soap:actor="urn:nobody""#),
+        // SOAP 1.2's URI means nothing to SOAP 1.1
+        retarget(&s11, r#"soap:actor="http://www.w3.org/2003/05/soap-envelope/role/next""#),
+        retarget(&s12, r#"env:role="urn:nobody""#),
+        retarget(&s12, r#"env:role="http://www.w3.org/2003/05/soap-envelope/role/none""#),
+    ] {
+        assert_eq!(verify_later(&msg, 0), Ok((false, false)), "{msg}");
+        assert_eq!(verify_later(&msg, day), Ok((false, false)), "{msg}");
+    }
+    // and its signatures are not listed among the verified ones
+    let nobody = retarget(&s11, r#"soap:actor="urn:nobody""#);
+    let doc = Document::parse(nobody.as_bytes()).unwrap();
+    let v = Verifier::new(VerifyConfig::default(), hmac()).verify(&doc).unwrap();
+    assert!(v.signatures().is_empty() && v.soap().unwrap().security.is_none());
+}
+
+/// A signed Timestamp that is not the child of the Security header addressed to
+/// this receiver is refused (WS-Security 1.1 §10): moved into another header
+/// block, to the Header itself, deeper into the Security header, or into a
+/// header for another actor.
+#[test]
+fn signed_timestamp_out_of_its_header_is_refused() {
+    let s11 = wss_hmac(SOAP11);
+    let (i, j) = (s11.find("<wsu:Timestamp").unwrap(), s11.find("</wsu:Timestamp>").unwrap() + "</wsu:Timestamp>".len());
+    let (ts, without) = (&s11[i..j], format!("{}{}", &s11[..i], &s11[j..]));
+    for msg in [
+        without.replacen("<soap:Header>", &format!(r#"<soap:Header><x:Old xmlns:x="urn:x">{ts}</x:Old>"#), 1),
+        without.replacen("<soap:Header>", &format!("<soap:Header>{ts}"), 1),
+        without.replacen(r#"soap:mustUnderstand="1""#, r#"soap:mustUnderstand="0""#, 1).replacen(
+            "<ds:Signature",
+            &format!(r#"<x:In xmlns:x="urn:x">{ts}</x:In><ds:Signature"#),
+            1,
+        ),
+        without.replacen(
+            "<soap:Header>",
+            &format!(r#"<soap:Header><wsse:Security xmlns:wsse="{WSSE}" soap:actor="urn:b">{ts}</wsse:Security>"#),
+            1,
+        ),
+    ] {
+        assert_eq!(verify_later(&msg, 0), Err(ErrorKind::TimestampMisplaced), "{msg}");
+    }
+    // an unsigned one elsewhere is no concern of the signature's
+    let unsigned =
+        s11.replacen("<soap:Header>", &format!(r#"<soap:Header><x:Old xmlns:x="urn:x">{}</x:Old>"#, ts.replace("wsu:Id=", "x:n=")), 1);
+    assert_eq!(verify_later(&unsigned, 0), Ok((true, true)));
+}
+
+/// Outside SOAP, a `wsu:Timestamp` a verified signature covers is checked for freshness.
+#[test]
+fn signed_timestamp_outside_soap_is_checked() {
+    let now = SystemTime::now();
+    let doc_with = |t: SystemTime| {
+        let x = format!(r#"<a xmlns:wsu="{WSU}">{}<b>1</b></a>"#, ts(t, Some(t + Duration::from_secs(300))));
+        let doc = Document::parse(x.as_bytes()).unwrap();
+        String::from_utf8(
+            Signer::new(SigningKey::hmac(crate::sign::HMAC_SECRET).unwrap(), SignConfig::default()).sign_enveloped(&doc).unwrap(),
+        )
+        .unwrap()
+    };
+    assert_eq!(verify_with(&doc_with(now), hmac()), Ok(()));
+    assert!(matches!(verify_with(&doc_with(now - Duration::from_secs(86_400)), hmac()), Err(ErrorKind::TimestampExpired { .. })));
 }

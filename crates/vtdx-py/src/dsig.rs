@@ -128,6 +128,7 @@ fn kind_id(k: &K) -> &'static str {
         K::TimestampMalformed(_) => "timestamp_malformed",
         K::TimestampExpired { .. } => "timestamp_expired",
         K::TimestampInFuture { .. } => "timestamp_in_future",
+        K::TimestampMisplaced => "timestamp_misplaced",
         K::TimestampRequired(_) => "timestamp_required",
         K::SecurityTokenReference(_) => "security_token_reference",
         K::UsernameToken(_) => "username_token",
@@ -318,7 +319,7 @@ impl Verifier {
         let mut vk = Vec::with_capacity(keys.len());
         for (kind, data, name) in keys {
             let k = match kind.as_str() {
-                "hmac" => ds::VerifyingKey::hmac(&data),
+                "hmac" => ds::VerifyingKey::hmac(&data).map_err(|e| dsig_error(py, &e, None))?,
                 "key" => ds::VerifyingKey::from_pem_or_der(&data).map_err(|e| dsig_error(py, &e, None))?,
                 other => return Err(PyValueError::new_err(format!("key kind must be 'key' or 'hmac', not {other:?}"))),
             };
@@ -795,7 +796,7 @@ impl Signer {
     ) -> PyResult<Self> {
         let err = |e: ds::Error| dsig_error(py, &e, None);
         let alg_err = |k: K| dsig_error(py, &ds::Error::new(k), None);
-        let mut k = if hmac { ds::SigningKey::hmac(&key) } else { ds::SigningKey::from_pem_or_der(&key).map_err(err)? };
+        let mut k = if hmac { ds::SigningKey::hmac(&key).map_err(err)? } else { ds::SigningKey::from_pem_or_der(&key).map_err(err)? };
         if let Some(c) = cert {
             k = k.with_certificate(ds::Certificate::from_pem_or_der(&c).map_err(err)?).map_err(err)?;
         }
