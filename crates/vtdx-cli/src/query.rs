@@ -122,12 +122,7 @@ pub fn run(a: QueryArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
                     json_string(&mut s, f);
                     s.push_str(",\"error\":{\"message\":");
                     json_string(&mut s, &e.message());
-                    if let Some(t) = e.in_text() {
-                        s.push_str(&format!(",\"line\":{},\"column\":{},\"offset\":{}", t.line(), t.column(), t.offset()));
-                    }
-                    if let Some(p) = e.packed_offset() {
-                        s.push_str(&format!(",\"packed_offset\":{p}"));
-                    }
+                    s.push_str(&e.json_position());
                     s.push_str("}}\n");
                     out.write_all(s.as_bytes())?;
                 }

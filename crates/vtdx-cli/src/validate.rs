@@ -162,13 +162,7 @@ pub fn run(a: ValidateArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
             let items: Vec<String> = errs
                 .iter()
                 .map(|e| {
-                    let mut at = String::new();
-                    if let Some((line, column, offset)) = e.at {
-                        at.push_str(&format!(",\"line\":{line},\"column\":{column},\"offset\":{offset}"));
-                    }
-                    if let Some(p) = e.packed_offset {
-                        at.push_str(&format!(",\"packed_offset\":{p}"));
-                    }
+                    let at = crate::json_position(e.at, e.packed_offset);
                     format!("{{\"file\":{}{at},\"path\":{},\"message\":{}}}", json_str(&name), json_str(&e.path), json_str(&e.message))
                 })
                 .collect();

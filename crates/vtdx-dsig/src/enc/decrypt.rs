@@ -598,13 +598,10 @@ impl Decryptor {
             // message fail where it would have succeeded (no padding oracle)
             let fitting: Vec<&Encrypted<'d>> = eks.iter().filter(|ek| self.fits_some_key(ek)).collect();
             let tried: Vec<&Encrypted<'d>> = if fitting.is_empty() { vec![&eks[0]] } else { fitting };
-            let keys: Vec<SessionKey> = tried.into_iter().map(|ek| self.session_key(ek, key_len, cache, kdf_left)).collect();
-            let mut opened: Vec<SessionKey> = keys.iter().filter(|k| k.ok).cloned().collect();
-            if opened.is_empty() {
-                // none opened: go on with a random key, failing at the data as usual
-                opened.push(keys.into_iter().next().unwrap_or_else(|| self.random_key(key_len)));
-            }
-            return Ok(opened);
+            let (opened, closed): (Vec<SessionKey>, Vec<SessionKey>) =
+                tried.into_iter().map(|ek| self.session_key(ek, key_len, cache, kdf_left)).partition(|k| k.ok);
+            // none opened: go on with the first one's random key, failing at the data as usual
+            return Ok(if opened.is_empty() { closed.into_iter().take(1).collect() } else { opened });
         }
         Ok(vec![secret(&names).unwrap_or_else(|| self.random_key(key_len))])
     }

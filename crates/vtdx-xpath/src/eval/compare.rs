@@ -60,8 +60,8 @@ impl<'a, 'd> Eval<'a, 'd> {
         // instructions of `item[USPrice<100]` on po_big went to it)
         match self.elem_match(test) {
             None | Some(ElemMatch::Set(SymSet::Empty)) => v.clear(),
-            Some(ElemMatch::Set(&SymSet::One(x))) => self.retain_in_blocks(v, |s| s == x, op, n),
-            Some(m) => self.retain_in_blocks(v, |s| m.sym(s), op, n),
+            Some(ElemMatch::Set(&SymSet::One(x))) => self.retain_prefetching(v, |s| s == x, op, n),
+            Some(m) => self.retain_prefetching(v, |s| m.sym(s), op, n),
         }
     }
 
@@ -76,7 +76,7 @@ impl<'a, 'd> Eval<'a, 'd> {
     // one miss after the other; 3.1-3.4 ms reading the start tags of a block of 8
     // first, in a loop of their own (blocks of 16: 3.6-4.4, 32: 4.8, 64: 5.1-5.3);
     // with prefetches: see docs/xpath.md.
-    fn retain_in_blocks(&self, v: &mut Vec<u32>, test: impl Fn(Sym) -> bool + Copy, op: CmpOp, n: f64) {
+    fn retain_prefetching(&self, v: &mut Vec<u32>, test: impl Fn(Sym) -> bool + Copy, op: CmpOp, n: f64) {
         use super::frontier::{PREFETCH_AHEAD, PREFETCH_RECORD_WORDS};
         let tape = self.tape;
         let mut kept = 0;

@@ -17,7 +17,7 @@ use std::ops::Range;
 use super::*;
 
 /// How many elements ahead a walk over many elements asks for the bytes it will
-/// read (`Eval::text_children`, `Eval::retain_in_blocks`); their records are asked
+/// read (`Eval::text_children`, `Eval::retain_prefetching`); their records are asked
 /// for twice as far ahead. From 8 to 32 gave the same times on po_16mb.
 pub(super) const PREFETCH_AHEAD: usize = 16;
 
@@ -111,9 +111,9 @@ impl<'a, 'd> Eval<'a, 'd> {
             // the bytes of the one `PREFETCH_AHEAD` on, are asked for now, so that
             // their cache misses (the text is read for the first time since the
             // parse) overlap with the work on this one. `/*/*/*/quantity/text()` on
-            // po_16mb, warm loop (`examples/seed_timing`), two interleaved runs:
-            // 4.2-4.5 ms per evaluation reading a block of 8 start tags ahead (the
-            // way before), 2.2-2.7 ms with prefetches 8 to 32 elements ahead.
+            // po_16mb, warm loop (`examples/seed_timing`): 3.9-4.3 ms per evaluation
+            // reading a block of 8 start tags ahead (the way before), 2.1-2.5 ms with
+            // the prefetches (docs/xpath.md).
             if let Some(&r2) = cur.get(k + 2 * PREFETCH_AHEAD) {
                 if r2 != ROOT {
                     tape.prefetch_record(r2, 1);
