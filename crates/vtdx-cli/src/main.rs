@@ -400,7 +400,8 @@ impl InputError {
     }
 
     /// The JSON members giving where the error is: `,"line":L,"column":C,"offset":O`
-    /// for a position in the text, then `,"packed_offset":P` for a packed input.
+    /// (zeros without a position in the text), then `,"packed_offset":P` for a
+    /// packed input.
     pub(crate) fn json_position(&self) -> String {
         json_position(self.in_text().map(|t| (t.line(), t.column(), t.offset())), self.packed_offset())
     }
@@ -418,13 +419,12 @@ impl InputError {
 }
 
 /// The JSON members of an error's position, as `--json` outputs write them: the
-/// line, column and byte offset in the text when there is one, then the byte of a
-/// packed input.
+/// line, column and byte offset in the text (always present, as the contracts
+/// list them; 0, 0 and 0 when the error has no position in the text, a damaged
+/// packed frame), then the byte of a packed input.
 pub(crate) fn json_position(at: Option<(u32, u32, u64)>, packed_offset: Option<u64>) -> String {
-    let mut s = String::new();
-    if let Some((line, column, offset)) = at {
-        s.push_str(&format!(",\"line\":{line},\"column\":{column},\"offset\":{offset}"));
-    }
+    let (line, column, offset) = at.unwrap_or((0, 0, 0));
+    let mut s = format!(",\"line\":{line},\"column\":{column},\"offset\":{offset}");
     if let Some(p) = packed_offset {
         s.push_str(&format!(",\"packed_offset\":{p}"));
     }

@@ -17,11 +17,11 @@
 //!   `{"file":F,"error":{"message":M,"line":L,"column":C,"offset":O}}` for a
 //!   document that is not well-formed (`{"file":F,"error":{"message":M}}` when
 //!   it cannot be read; the message goes to standard error too). For a packed
-//!   input (`docs/binary-format.md`) the error has `"packed_offset":P`, the byte
-//!   of the packed file where it was found, and `line`, `column` and `offset`
-//!   (positions in the unpacked text) only when the frame decodes and its
-//!   document is refused by a check of its text: a damaged or malformed frame,
-//!   or a limit checked against the frame, has `{"message":M,"packed_offset":P}`.
+//!   input (`docs/binary-format.md`) the error also has `"packed_offset":P`, the
+//!   byte of the packed file where it was found; `line`, `column` and `offset`
+//!   are positions in the unpacked text when the frame decodes and its document
+//!   is refused by a check of its text, and 0 when there is no such position (a
+//!   damaged or malformed frame, or a limit checked against the frame).
 //!
 //! Exit status: 0 on success, 1 when a document is not well-formed (or cannot
 //! be read), 2 on an XPath syntax error (the message shows the column).

@@ -32,8 +32,8 @@ pub struct ValidateArgs {
     use_schema_location: bool,
     /// Print the errors as JSON on standard output: {"valid": bool, "files": [{"file", "valid",
     /// "errors": [{"file", "line", "column", "offset", "path", "message"}]}]}. An error in a packed
-    /// input also has "packed_offset" (the byte of the packed file), and no "line", "column",
-    /// "offset" when the packed frame itself is wrong.
+    /// input also has "packed_offset" (the byte of the packed file); its "line", "column" and
+    /// "offset" are 0 when the packed frame itself is wrong.
     #[arg(long)]
     json: bool,
     /// Report at most N errors per file.

@@ -121,19 +121,25 @@ fn damaged_packed_files_are_refused() {
         assert_eq!(code(&o), 1, "{args:?}");
         assert_eq!(stderr(&o), unpack, "{args:?}");
     }
-    // --json: the packed byte as `packed_offset`, no text position
+    // --json: the packed byte as `packed_offset`; line, column and offset kept (the
+    // contracts list them), 0 for no position in the text
     let o = run_vtdx(d.path(), &["query", "--json", "flip.vtdx", "po.vtdx", "count(//item)"], None);
     assert_eq!(code(&o), 1);
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
     let message = unpack.trim_end().strip_prefix("flip.vtdx: ").unwrap().strip_suffix(" (packed byte 10)").unwrap();
-    assert_eq!(lines[0], format!("{{\"file\":\"flip.vtdx\",\"error\":{{\"message\":\"{message}\",\"packed_offset\":10}}}}"));
+    assert_eq!(
+        lines[0],
+        format!(
+            "{{\"file\":\"flip.vtdx\",\"error\":{{\"message\":\"{message}\",\"line\":0,\"column\":0,\"offset\":0,\"packed_offset\":10}}}}"
+        )
+    );
     assert_eq!(lines[1], r#"{"file":"po.vtdx","result":{"type":"number","value":2}}"#);
     let o = run_vtdx(d.path(), &["validate", "--json", "--schema", "s.xsd", "flip.vtdx"], None);
     assert_eq!(
         stdout(&o).trim_end(),
         format!(
-            "{{\"valid\":false,\"files\":[{{\"file\":\"flip.vtdx\",\"valid\":false,\"errors\":[{{\"file\":\"flip.vtdx\",\"packed_offset\":10,\"path\":\"\",\"message\":\"{message}\"}}]}}]}}"
+            "{{\"valid\":false,\"files\":[{{\"file\":\"flip.vtdx\",\"valid\":false,\"errors\":[{{\"file\":\"flip.vtdx\",\"line\":0,\"column\":0,\"offset\":0,\"packed_offset\":10,\"path\":\"\",\"message\":\"{message}\"}}]}}]}}"
         )
     );
     // not packed at all; a missing file
